@@ -1,0 +1,155 @@
+"""Vectorized legality: which moves of the table a hand may play now.
+
+A move is playable when its cards fit in the hand (R8) and, for four-with-two,
+no kicker is split from another whole bomb or the rocket held (R13). When
+responding it must also beat the move on the table (R14-R16); passing is legal
+only when responding (R8).
+
+How it stays fast without a loop over moves: hands and moves are 54-bit
+thermometer codes (``moves.thermometer``), so "fits" is one AND. First the ~300
+body groups are filtered (body fits and the group beats the last move's group,
+a table lookup); then only the moves of the surviving groups are tested. The
+same code serves one hand or a batch of B hands.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import NUM_RANKS, as_counts
+from .moves import (
+    BEATS, FOUR_KICKER_RANKS, GROUP_BODY_BITS, GROUP_SIZE, GROUP_START, GROUP_TYPE, MOVE_BITS, MOVE_GROUP,
+    MOVE_STRINGS, NUM_GROUPS, NUM_MOVES, PASS, THERMO, MoveType, move_id, thermometer,
+)
+
+# Extended groups: column 0 is the pass (id 0, no cards), then the body groups.
+_EXT_START = np.concatenate([[PASS], GROUP_START]).astype(np.int64)
+_EXT_SIZE = np.concatenate([[1], GROUP_SIZE]).astype(np.int64)
+_EXT_BODY = np.concatenate([[0], GROUP_BODY_BITS]).astype(np.uint64)
+# _EXT_BEATS[h, 1 + g] = BEATS[h, g]; the pass column is open only when responding
+_EXT_BEATS = np.zeros((NUM_GROUPS + 1, NUM_GROUPS + 1), dtype=bool)
+_EXT_BEATS[:, 1:] = BEATS
+_EXT_BEATS[:NUM_GROUPS, 0] = True
+_EXT_BEATS.flags.writeable = False
+_RANK_BITS = (1 << np.arange(NUM_RANKS)).astype(np.int32)
+_JOKER_BITS = np.int32((1 << 13) | (1 << 14))
+
+
+# --- single-hand fast path tables
+_THERMO_FLAT = THERMO.ravel()
+_THERMO_OFF = np.arange(NUM_RANKS) * THERMO.shape[1]
+# responding to a move of group h: the candidate ids (pass first) are _RESP_IDS[_RESP_PTR[h]:_RESP_PTR[h + 1]]
+_resp = [np.concatenate([np.arange(_EXT_START[e], _EXT_START[e] + _EXT_SIZE[e]) for e in np.nonzero(_EXT_BEATS[h])[0]])
+         for h in range(NUM_GROUPS)]
+_RESP_PTR = np.concatenate([[0], np.cumsum([len(r) for r in _resp])]).astype(np.int64)
+_RESP_IDS = np.concatenate(_resp).astype(np.int64)
+# leading: the few hundred moves without many kickers are tested directly; the four kicker-heavy
+# types (airplanes with wings, four-with-two: 24,000 moves in ~100 groups) are tested group body first
+_HEAVY = np.isin(GROUP_TYPE, [MoveType.AIRPLANE_SINGLES, MoveType.AIRPLANE_PAIRS,
+                              MoveType.FOUR_TWO_SINGLES, MoveType.FOUR_TWO_PAIRS])
+_HEAVY_GROUPS = np.nonzero(_HEAVY)[0]
+_HEAVY_BODY = GROUP_BODY_BITS[_HEAVY_GROUPS]
+_LIGHT_IDS = np.concatenate([np.arange(GROUP_START[g], GROUP_START[g] + GROUP_SIZE[g]) for g in np.nonzero(~_HEAVY)[0]])
+_LIGHT_BITS = MOVE_BITS[_LIGHT_IDS]
+for _a in (_RESP_IDS, _RESP_PTR, _LIGHT_IDS, _LIGHT_BITS, _HEAVY_BODY, _HEAVY_GROUPS):
+    _a.flags.writeable = False
+
+
+def _legal_ids_one(counts: np.ndarray, last: int) -> np.ndarray:
+    """Legal ids of one validated count vector against move id ``last`` (0: lead)."""
+    not_held = ~_THERMO_FLAT.take(_THERMO_OFF + counts).sum()
+    h = MOVE_GROUP[last]
+    if h != NUM_GROUPS:
+        cand = _RESP_IDS[_RESP_PTR[h]:_RESP_PTR[h + 1]]
+        ids = cand[(MOVE_BITS[cand] & not_held) == 0]
+    else:
+        ids = _LIGHT_IDS[(_LIGHT_BITS & not_held) == 0]
+        fit = _HEAVY_GROUPS[(_HEAVY_BODY & not_held) == 0]
+        if fit.size:
+            cand = np.concatenate([np.arange(GROUP_START[g], GROUP_START[g] + GROUP_SIZE[g]) for g in fit])
+            cand = cand[(MOVE_BITS[cand] & not_held) == 0]
+            ids = np.sort(np.concatenate([ids, cand]))
+    if counts[:13].max() == 4 or (counts[13] and counts[14]):
+        ids = ids[(FOUR_KICKER_RANKS[ids] & bomb_rank_bits(counts[None, :])[0]) == 0]
+    return ids
+
+
+def _check_last(last_moves: np.ndarray) -> None:
+    if last_moves.size and (last_moves.min() < 0 or last_moves.max() >= NUM_MOVES):
+        bad = last_moves[(last_moves < 0) | (last_moves >= NUM_MOVES)][0]
+        raise ValueError(f"last move id {int(bad)} out of range [0, {NUM_MOVES})")
+
+
+def bomb_rank_bits(hands: np.ndarray) -> np.ndarray:
+    """(B,) bitmask of ranks held as a whole bomb, plus both joker bits when the rocket is held."""
+    four = (hands[:, :13] == 4) @ _RANK_BITS[:13]
+    rocket = (hands[:, 13] > 0) & (hands[:, 14] > 0)
+    return (four | np.where(rocket, _JOKER_BITS, 0)).astype(np.int32)
+
+
+def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Compact legal sets for B hands: ``(rows, ids)``, sorted by row then id.
+
+    ``hands`` is (B, 15) counts; ``last_moves`` (B,) the move id to beat, 0 when
+    leading. Hand b may play exactly ``ids[rows == b]`` (0 = pass).
+    """
+    hands = np.asarray(hands)
+    last_moves = np.asarray(last_moves, dtype=np.int64)
+    _check_last(last_moves)
+    hand_bits = thermometer(hands)
+    not_held = ~hand_bits
+    groups_ok = (_EXT_BODY[None, :] & not_held[:, None]) == 0
+    groups_ok &= _EXT_BEATS[MOVE_GROUP[last_moves]]
+    b, g = np.nonzero(groups_ok)
+    sizes = _EXT_SIZE[g]
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if ends.size else 0
+    rows = np.repeat(b, sizes)
+    ids = np.arange(total, dtype=np.int64) + np.repeat(_EXT_START[g] - (ends - sizes), sizes)
+    ok = (MOVE_BITS[ids] & not_held[rows]) == 0
+    bombs = bomb_rank_bits(hands)
+    if bombs.any():
+        ok &= (FOUR_KICKER_RANKS[ids] & bombs[rows]) == 0
+    return rows[ok], ids[ok]
+
+
+def legal_mask_batch(hands: np.ndarray, last_moves: np.ndarray) -> np.ndarray:
+    """(B, NUM_MOVES) boolean masks for B hands and the B moves they must beat (0: lead)."""
+    hands = np.asarray(hands)
+    rows, ids = legal_ids_batch(hands, last_moves)
+    mask = np.zeros((hands.shape[0], NUM_MOVES), dtype=bool)
+    mask.reshape(-1)[rows * NUM_MOVES + ids] = True
+    return mask
+
+
+def legal_ids(hand: str | np.ndarray, last_move: int | str | None = None) -> np.ndarray:
+    """Sorted legal move ids of one hand (0 = pass, present only when responding)."""
+    return _legal_ids_one(as_counts(hand), _as_last(last_move))
+
+
+def legal_mask(hand: str | np.ndarray, last_move: int | str | None = None) -> np.ndarray:
+    """(NUM_MOVES,) boolean mask of the moves ``hand`` may play against ``last_move``.
+
+    ``last_move`` is a move id, a card string, or ``None``/0/``"pass"`` for a lead.
+    """
+    mask = np.zeros(NUM_MOVES, dtype=bool)
+    mask[legal_ids(hand, last_move)] = True
+    return mask
+
+
+def legal_moves(hand: str, last: str | None = None) -> list[str]:
+    """Canonical strings of the legal moves (``"pass"`` first when responding)."""
+    return [MOVE_STRINGS[i] for i in legal_ids(hand, last)]
+
+
+def _as_last(last_move: int | str | None) -> int:
+    if last_move is None:
+        return PASS
+    if isinstance(last_move, str):
+        return move_id(last_move)
+    last = int(last_move)
+    if not 0 <= last < NUM_MOVES:
+        raise ValueError(f"last move id {last} out of range [0, {NUM_MOVES})")
+    return last
+
+
+__all__ = ["legal_ids_batch", "legal_mask_batch", "legal_ids", "legal_mask", "legal_moves", "bomb_rank_bits"]
