@@ -1,0 +1,339 @@
+"""One hand of Dou Dizhu as a small state machine.
+
+deal -> bidding (R3, R4) -> farmers' secret doubling (R5) -> landlord's redouble,
+only if someone doubled (R6) -> bottom cards revealed and added (R7) -> play
+(R8, R17) -> over, scored by R18/R19.
+
+Every decision, in every phase, is an action id of ``actions.py``; what is legal
+comes from ``legal.py`` (play) and the bid/double rules here. ``step`` validates
+first and mutates only a legal action, so an illegal one leaves the state intact.
+"""
+from __future__ import annotations
+
+import copy
+from enum import IntEnum
+from typing import Sequence
+
+import numpy as np
+
+from .actions import (
+    BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string,
+)
+from .cards import NUM_RANKS, as_counts, deal, to_string
+from .legal import _legal_ids_one
+from .moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
+from .scoring import hand_scores
+
+NUM_SEATS = 3
+#: a secret doubling choice not yet revealed, as it stands in ``public_history()``
+HIDDEN = -1
+
+
+class Phase(IntEnum):
+    BID = 0
+    DOUBLE = 1
+    REDOUBLE = 2
+    PLAY = 3
+    OVER = 4
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now (wrong phase, wrong seat, or not allowed by the rules)."""
+
+
+class Game:
+    """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (given cards).
+
+    Seats are 0, 1, 2 and play passes from seat s to seat (s + 1) % 3.
+    With ``landlord`` given, bidding is skipped: that seat is landlord at bid 1 (the
+    DouZero/RLCard setting). With ``doubling=False`` the doubling phases are skipped.
+    """
+
+    def __init__(self, hands: Sequence, bottom, first_bidder: int, *, landlord: int | None = None,
+                 doubling: bool = True):
+        if len(hands) != NUM_SEATS:
+            raise ValueError(f"need 3 hands, got {len(hands)}")
+        h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
+        b = as_counts(bottom).astype(np.int8)
+        sizes = h.sum(axis=1)
+        if not (sizes == 17).all() or b.sum() != 3:
+            raise ValueError(f"a deal is 17/17/17 cards + 3 bottom, got {sizes.tolist()} + {int(b.sum())}")
+        total = h.sum(axis=0) + b
+        from .cards import MAX_COUNTS
+        if (total != MAX_COUNTS).any():
+            r = int(np.nonzero(total != MAX_COUNTS)[0][0])
+            raise ValueError(f"the deal is not one 54-card deck: rank {to_string(np.eye(NUM_RANKS, dtype=np.int8)[r])!r} "
+                             f"appears {int(total[r])} times")
+        if first_bidder not in (0, 1, 2):
+            raise ValueError(f"first_bidder must be 0, 1 or 2, got {first_bidder!r}")
+        self.initial_hands = h.copy()
+        self.hands = h
+        self.bottom = b
+        self.first_bidder = int(first_bidder)
+        self.doubling = bool(doubling)
+        self.phase = Phase.BID
+        self.current_player = self.first_bidder
+        self.bids = np.full(NUM_SEATS, -1, dtype=np.int8)  # -1: not yet, 0: pass, 1..3
+        self.bid = 0
+        self.landlord = -1
+        self.double_choice = np.full(NUM_SEATS, -1, dtype=np.int8)  # secret until revealed
+        self.doubles_revealed = False
+        self.redoubled = False
+        self.redouble_choice = -1  # -1: not asked (or not yet), 0 no, 1 yes
+        self.bottom_revealed = False
+        self.last_move = PASS  # move id to beat; 0 when the player to act leads
+        self.last_mover = -1
+        self.passes = 0
+        self.played = np.zeros((NUM_SEATS, NUM_RANKS), dtype=np.int8)
+        self.moves_made = np.zeros(NUM_SEATS, dtype=np.int16)  # non-pass moves per seat
+        self.bombs = 0
+        self.rockets = 0
+        self.history: list[tuple[int, int]] = []  # (seat, action id), every action in order
+        self.winner = -1
+        self.spring = False
+        self.anti_spring = False
+        self.void = False
+        self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
+        if landlord is not None:
+            if landlord not in (0, 1, 2):
+                raise ValueError(f"landlord must be 0, 1 or 2, got {landlord!r}")
+            self.bid = 1
+            self._make_landlord(int(landlord))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def deal(cls, seed: int | np.random.Generator | None = None, first_bidder: int | None = None,
+             **kwargs) -> "Game":
+        """A seeded random deal; the first bidder is drawn from the same generator unless given."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        hands, bottom = deal(rng)
+        fb = int(rng.integers(NUM_SEATS)) if first_bidder is None else first_bidder
+        return cls(hands, bottom, fb, **kwargs)
+
+    @classmethod
+    def from_deal(cls, hands: Sequence, bottom, first_bidder: int = 0, **kwargs) -> "Game":
+        """A hand from given cards: three 17-card hands and 3 bottom cards (strings or counts)."""
+        return cls(hands, bottom, first_bidder, **kwargs)
+
+    def copy(self) -> "Game":
+        return copy.deepcopy(self)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def next_first_bidder(self) -> int:
+        """After a void hand the next hand's first bidder is the next seat (R4)."""
+        return (self.first_bidder + 1) % NUM_SEATS
+
+    def role(self, seat: int) -> int:
+        """0 landlord, 1 the farmer after the landlord, 2 the farmer before; -1 before bidding ends."""
+        if self.landlord < 0:
+            return -1
+        return (seat - self.landlord) % NUM_SEATS
+
+    def cards_left(self) -> np.ndarray:
+        return self.hands.sum(axis=1)
+
+    def doubled(self) -> np.ndarray:
+        """(3,) bool: which farmers doubled (only meaningful once revealed)."""
+        return self.double_choice == 1
+
+    def legal_actions(self) -> np.ndarray:
+        """Sorted legal action ids for the player to act (empty when the hand is over)."""
+        p = self.phase
+        if p == Phase.PLAY:
+            return _legal_ids_one(self.hands[self.current_player], self.last_move)
+        if p == Phase.BID:
+            return np.array([BID_PASS] + list(range(BID_1 + self.bid, BID_3 + 1)), dtype=np.int64)
+        if p == Phase.DOUBLE:
+            return np.array([NO_DOUBLE, DOUBLE], dtype=np.int64)
+        if p == Phase.REDOUBLE:
+            return np.array([NO_REDOUBLE, REDOUBLE], dtype=np.int64)
+        return np.zeros(0, dtype=np.int64)
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        p = self.phase
+        a = int(action)
+        if p == Phase.BID:
+            return a == BID_PASS or BID_1 + self.bid <= a <= BID_3
+        if p == Phase.DOUBLE:
+            return a in (NO_DOUBLE, DOUBLE)
+        if p == Phase.REDOUBLE:
+            return a in (NO_REDOUBLE, REDOUBLE)
+        if p == Phase.PLAY:
+            if not 0 <= a < NUM_MOVES:
+                return False
+            ids = _legal_ids_one(self.hands[self.current_player], self.last_move)
+            i = np.searchsorted(ids, a)
+            return bool(i < ids.size and ids[i] == a)
+        return False
+
+    def default_action(self) -> int:
+        """R20's timeout action: pass the bid, no double, no redouble, lead the smallest single, else pass."""
+        p = self.phase
+        if p == Phase.BID:
+            return BID_PASS
+        if p == Phase.DOUBLE:
+            return NO_DOUBLE
+        if p == Phase.REDOUBLE:
+            return NO_REDOUBLE
+        if p == Phase.PLAY:
+            if self.last_move != PASS:
+                return PASS
+            lowest = int(np.flatnonzero(self.hands[self.current_player])[0])
+            return 1 + lowest  # single moves have ids 1..15 in rank order
+        raise IllegalActionError("the hand is over: there is no action to default to")
+
+    def public_history(self) -> list[tuple[int, int]]:
+        """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made (R5)."""
+        if self.doubles_revealed:
+            return list(self.history)
+        return [(s, HIDDEN if a in (NO_DOUBLE, DOUBLE) else a) for s, a in self.history]
+
+    # ------------------------------------------------------------------ transitions
+    def step(self, action: int, seat: int | None = None) -> None:
+        """Apply ``action`` for the player to act (``seat``, if given, must be that player)."""
+        if self.phase == Phase.OVER:
+            raise IllegalActionError(f"the hand is over; action {action} refused")
+        if seat is not None and seat != self.current_player:
+            raise IllegalActionError(f"seat {seat} acted out of turn: seat {self.current_player} is to act")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"an action is an integer id, got {action!r}") from None
+        if not self.is_legal(a):
+            name = action_to_string(a) if 0 <= a < NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"action {a} ({name}) is illegal in phase {self.phase.name} for seat {self.current_player}; "
+                f"{len(self.legal_actions())} legal actions"
+            )
+        s = self.current_player
+        self.history.append((s, a))
+        p = self.phase
+        if p == Phase.BID:
+            self._bid(s, a - BID_PASS)
+        elif p == Phase.DOUBLE:
+            self._double(s, a == DOUBLE)
+        elif p == Phase.REDOUBLE:
+            self.redoubled = a == REDOUBLE
+            self.redouble_choice = int(self.redoubled)
+            self._start_play()
+        else:
+            self._play(s, a)
+
+    def _bid(self, s: int, value: int) -> None:
+        self.bids[s] = value
+        if value > 0:
+            self.bid = value
+        n_bids = int((self.bids >= 0).sum())
+        if value == 3 or n_bids == NUM_SEATS:
+            if self.bid == 0:  # all passed: void hand (R4)
+                self.void = True
+                self.phase = Phase.OVER
+                self.current_player = -1
+                return
+            self._make_landlord(int(np.argmax(self.bids)))
+        else:
+            self.current_player = (s + 1) % NUM_SEATS
+
+    def _make_landlord(self, seat: int) -> None:
+        self.landlord = seat
+        if self.doubling:
+            self.phase = Phase.DOUBLE
+            self.current_player = (seat + 1) % NUM_SEATS
+        else:
+            self._start_play()
+
+    def _double(self, s: int, doubled: bool) -> None:
+        self.double_choice[s] = int(doubled)
+        second = (self.landlord + 2) % NUM_SEATS
+        if s != second:
+            self.current_player = second
+            return
+        self.doubles_revealed = True  # both chosen: revealed together (R5)
+        if self.double_choice.max() == 1:  # R6: the landlord may redouble only if someone doubled
+            self.phase = Phase.REDOUBLE
+            self.current_player = self.landlord
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.hands[self.landlord] += self.bottom  # R7
+        self.bottom_revealed = True
+        self.phase = Phase.PLAY
+        self.current_player = self.landlord
+        self.last_move = PASS
+        self.last_mover = -1
+
+    def _play(self, s: int, m: int) -> None:
+        nxt = (s + 1) % NUM_SEATS
+        if m == PASS:
+            self.passes += 1
+            if self.passes == 2:  # two passes: the last player to play leads again (R8)
+                self.last_move = PASS
+                self.passes = 0
+            self.current_player = nxt
+            return
+        self.hands[s] -= MOVE_COUNTS[m]
+        self.played[s] += MOVE_COUNTS[m]
+        self.moves_made[s] += 1
+        t = MOVE_TYPE[m]
+        if t == MoveType.BOMB:
+            self.bombs += 1
+        elif t == MoveType.ROCKET:
+            self.rockets += 1
+        self.last_move = m
+        self.last_mover = s
+        self.passes = 0
+        if self.hands[s].sum() == 0:  # R17
+            self._finish(s)
+        else:
+            self.current_player = nxt
+
+    def _finish(self, winner: int) -> None:
+        self.winner = winner
+        self.phase = Phase.OVER
+        self.current_player = -1
+        farmers_won = winner != self.landlord
+        farmers = [x for x in range(NUM_SEATS) if x != self.landlord]
+        self.spring = (not farmers_won) and all(self.moves_made[f] == 0 for f in farmers)
+        self.anti_spring = farmers_won and self.moves_made[self.landlord] == 1
+        self.scores = hand_scores(self.bid, self.landlord, self.doubled(), self.redoubled, self.bombs,
+                                  self.rockets, self.spring, self.anti_spring, farmers_won)
+
+    # ------------------------------------------------------------------ display
+    def render(self, spectator: bool = False) -> str:
+        """A readable table; hidden hands are shown only to a spectator."""
+        names = {0: "landlord", 1: "farmer(down)", 2: "farmer(up)", -1: "?"}
+        lines = [f"phase {self.phase.name}  bid {self.bid}  landlord {self.landlord}  "
+                 f"bombs {self.bombs}  rockets {self.rockets}"]
+        for s in range(NUM_SEATS):
+            mark = "*" if s == self.current_player else " "
+            cards = to_string(self.hands[s]) if spectator else ""
+            dbl = ""
+            if self.doubles_revealed and self.double_choice[s] >= 0:
+                dbl = " doubled" if self.double_choice[s] == 1 else ""
+            lines.append(f"{mark} seat {s} {names[self.role(s)]:<13} {int(self.hands[s].sum()):>2} cards{dbl}  {cards}")
+        if self.bottom_revealed or spectator:
+            lines.append(f"  bottom {to_string(self.bottom)}")
+        recent = self.public_history()[-6:]
+        if recent:
+            lines.append("  last: " + ", ".join(f"{s}:{'?' if a == HIDDEN else action_to_string(a)}" for s, a in recent))
+        if self.is_over:
+            lines.append("  void hand" if self.void else f"  winner seat {self.winner}  scores {self.scores.tolist()}"
+                         + ("  spring" if self.spring else "") + ("  anti-spring" if self.anti_spring else ""))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Game(phase={self.phase.name}, current={self.current_player}, landlord={self.landlord})"
+
+
+__all__ = ["Game", "Phase", "IllegalActionError", "HIDDEN", "NUM_SEATS"]

@@ -1,0 +1,36 @@
+"""The rulebook score (R18, R19) as pure functions; scalars or arrays alike."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def multiplier_exponents(doubled, redoubled, bombs, rockets, spring, anti_spring) -> np.ndarray:
+    """Per-seat exponent n_i of R19: bombs + rockets + spring + anti_spring + d_i + d_i * r.
+
+    ``doubled`` is (..., 3) bool (False for the landlord's seat); the others broadcast over the
+    leading axes. The landlord's entry has no meaning and is returned as the common part only.
+    """
+    d = np.asarray(doubled, dtype=np.int64)
+    r = np.asarray(redoubled, dtype=np.int64)[..., None]
+    common = (np.asarray(bombs, dtype=np.int64) + np.asarray(rockets, dtype=np.int64)
+              + np.asarray(spring, dtype=np.int64) + np.asarray(anti_spring, dtype=np.int64))[..., None]
+    return common + d + d * r
+
+
+def hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti_spring, farmers_won) -> np.ndarray:
+    """Signed score of each seat, shape (..., 3) int64 (R19).
+
+    Farmer i scores ``bid * s * 2 ** n_i`` (s = +1 if the farmers won, else -1); the landlord
+    scores minus the farmers' sum, so a hand always sums to zero. A void hand (bid 0) scores 0.
+    """
+    landlord = np.asarray(landlord, dtype=np.int64)
+    n = multiplier_exponents(doubled, redoubled, bombs, rockets, spring, anti_spring)
+    s = np.where(np.asarray(farmers_won), 1, -1)[..., None]
+    farmer = np.asarray(bid, dtype=np.int64)[..., None] * s * (np.int64(1) << n)
+    is_landlord = np.arange(3) == landlord[..., None]
+    farmer = np.where(is_landlord, 0, farmer)
+    landlord_score = -farmer.sum(axis=-1, keepdims=True)
+    return np.where(is_landlord, landlord_score, farmer)
+
+
+__all__ = ["multiplier_exponents", "hand_scores"]
