@@ -1,0 +1,35 @@
+"""ddz-env: Dou Dizhu (the 2016 competitive rulebook) for reinforcement learning.
+
+Layers: ``cards`` -> ``moves`` (the move table) -> ``legal`` (vectorized legality) ->
+``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC).
+Importing the package registers ``ddz/dou_dizhu-v0`` with PettingZoo's registry.
+"""
+from __future__ import annotations
+
+from .actions import NUM_ACTIONS, action_from_string, action_to_string
+from .cards import parse_cards, to_string
+from .env import env, raw_env
+from .game import Game, IllegalActionError, Phase
+from .legal import legal_mask, legal_mask_batch, legal_moves
+from .moves import NUM_MOVES, MoveType, classify, move_id, move_to_string
+
+ENV_ID = "ddz/dou_dizhu-v0"
+
+
+def _register() -> None:
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:  # an older PettingZoo without a registry
+        return
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="ddz_env.env:env")
+
+
+_register()
+
+__version__ = "0.1.0"
+__all__ = [
+    "env", "raw_env", "Game", "Phase", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
+    "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",
+    "legal_moves", "action_to_string", "action_from_string", "ENV_ID",
+]

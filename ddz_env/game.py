@@ -89,6 +89,7 @@ class Game:
         self.bombs = 0
         self.rockets = 0
         self.history: list[tuple[int, int]] = []  # (seat, action id), every action in order
+        self.plays: list[tuple[int, int]] = []  # (seat, move id) of the play phase, passes included
         self.winner = -1
         self.spring = False
         self.anti_spring = False
@@ -275,6 +276,7 @@ class Game:
 
     def _play(self, s: int, m: int) -> None:
         nxt = (s + 1) % NUM_SEATS
+        self.plays.append((s, m))
         if m == PASS:
             self.passes += 1
             if self.passes == 2:  # two passes: the last player to play leads again (R8)

@@ -1,0 +1,278 @@
+"""
+# Dou Dizhu (斗地主), PettingZoo AEC environment
+
+The full 2016 competitive rulebook: bidding 1/2/3, the farmers' secret doubling,
+the landlord's redouble, bombs, rocket, spring and anti-spring, scored by the
+rulebook (see ``RULES.md``, rulings R1-R22).
+
+| Import             | `from ddz_env import env, raw_env`  or `pettingzoo.make("aec", "ddz/dou_dizhu-v0")` |
+|--------------------|--------------------------------------------------------------------|
+| Agents             | `player_0`, `player_1`, `player_2` (seats; roles change every hand) |
+| Action space       | `Discrete(24648)`, the same for every phase                        |
+| Observation        | `Dict(observation=Box(0, 1, (29, 4, 15), int8), action_mask=Box(0, 1, (24648,), int8))` |
+| Reward             | the signed rulebook score (R19) of the hand, to every seat at the end |
+| Parallel API       | no (turn-based)                                                    |
+
+## Actions (ids are stable)
+
+| ids            | phase    | meaning                                              |
+|----------------|----------|------------------------------------------------------|
+| 0              | play     | pass (only when responding)                          |
+| 1 .. 24639     | play     | a move of the move table (`ddz_env.moves`)           |
+| 24640 .. 24643 | bid      | pass, bid 1, bid 2, bid 3                            |
+| 24644, 24645   | double   | no double, double (farmers, secret until both chose) |
+| 24646, 24647   | redouble | no redouble, redouble (landlord, only if someone doubled) |
+
+`env.unwrapped.action_string(a)` names an action, `legal_actions()` lists the current
+agent's legal ids and `default_action()` gives R20's timeout action.
+
+## Observation planes
+
+Each channel is a 4 x 15 plane, a column per rank `3456789TJQKA2BR`; cards are
+thermometer-coded (k cards of a rank light the first k rows). Seats are relative to
+the observer: 0 self, 1 next (acts after it), 2 previous.
+
+| channel  | content |
+|----------|---------|
+| 0        | own hand |
+| 1        | unseen: cards whose place the observer cannot know |
+| 2        | bottom cards, once revealed |
+| 3, 4, 5  | cards played so far by relative seat 0, 1, 2 |
+| 6        | the move to beat (zeros when leading) |
+| 7 .. 21  | the last 15 plays, most recent first (a pass is an empty plane) |
+| 22       | history seats: [r, k] seat r made play k; [3, k] play k was a pass |
+| 23,24,25 | cards left of relative seat 0, 1, 2: one-hot over the 60 cells (index = count) |
+| 26       | bids: [r, b] seat r bid b (0 pass, 1-3); [3, r] seat r bid first |
+| 27       | doubling: [r, d] seat r's choice (own at once, farmers' once both chose); [3, d] redouble |
+| 28       | status: [0, phase] (0 bid .. 4 over); [1, role] (0 landlord, 1 farmer after, 2 farmer before); [2, r] seat that played the move to beat; [3, n] n bombs played; [3, 14] rocket played |
+
+The mask is all zeros for agents not on turn and after the hand ends.
+
+## Options (constructor keyword arguments)
+
+| option        | default   | meaning |
+|---------------|-----------|---------|
+| `reward`      | `"score"` | `"score"`: the R19 signed score; `"win"`: +1 / -1 by side |
+| `reward_scale`| `1.0`     | multiplies every reward |
+| `bidding`     | `True`    | `False`: no bidding, a fixed landlord at bid 1 (DouZero / RLCard setting) |
+| `doubling`    | `True`    | `False`: skip the doubling and redouble phases |
+| `spectator`   | `False`   | `render()` shows every hand |
+| `render_mode` | `None`    | `"ansi"` (returns the table) or `"human"` (prints it) |
+
+`reset(seed, options)` accepts `options={"first_bidder": s}` (with bidding off, the
+landlord seat: `{"landlord": s}`) and a fixed deal
+`options={"deal": {"hands": [h0, h1, h2], "bottom": b, "first_bidder": s}}`
+(card strings or count vectors). Without them the deal and the first bidder (or the
+fixed landlord) come from the seeded generator; after a void hand (all passed) the
+next `reset()` deals afresh with the next seat as first bidder (R4).
+
+## Infos
+Numbers only: `phase`, `landlord` (-1 before), `role` (-1 before), `void` (0/1),
+`seat`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS, action_to_string
+from .game import Game, IllegalActionError, Phase
+from .observation import OBS_SHAPE, observe_game
+
+AGENTS = ["player_0", "player_1", "player_2"]
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment in PettingZoo's classic wrapper stack (illegal move: -1 and the hand ends)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "dou_dizhu_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, reward: str = "score", reward_scale: float = 1.0, bidding: bool = True,
+                 doubling: bool = True, spectator: bool = False, render_mode: str | None = None):
+        EzPickle.__init__(self, reward=reward, reward_scale=reward_scale, bidding=bidding, doubling=doubling,
+                          spectator=spectator, render_mode=render_mode)
+        super().__init__()
+        if reward not in ("score", "win"):
+            raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.reward_kind = reward
+        self.reward_scale = float(reward_scale)
+        self.bidding = bool(bidding)
+        self.doubling = bool(doubling)
+        self.spectator = bool(spectator)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, OBS_SHAPE, dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.action_spaces = {a: self._action_space for a in AGENTS}
+        self.observation_spaces = {a: self._observation_space for a in AGENTS}
+        self._rng = np.random.default_rng()
+        self._next_first_bidder: int | None = None
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._next_first_bidder = None
+        options = dict(options or {})
+        unknown = set(options) - {"deal", "first_bidder", "landlord"}
+        if unknown:  # not an error: generic tools (e.g. PettingZoo's api_test) pass options of their own
+            import gymnasium
+
+            gymnasium.logger.warn(f"reset: ignoring unknown option(s) {sorted(unknown)}; known: deal, first_bidder, landlord")
+        kwargs = {"doubling": self.doubling}
+        if "deal" in options:
+            d = options["deal"]
+            if not isinstance(d, dict) or "hands" not in d or "bottom" not in d:
+                raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder'")
+            fb = d.get("first_bidder", options.get("first_bidder", 0))
+            if not self.bidding:
+                kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
+            self.game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
+        else:
+            from .cards import deal as deal_cards
+
+            hands, bottom = deal_cards(self._rng)
+            drawn = int(self._rng.integers(3))  # always drawn, so the stream does not depend on options
+            fb = options.get("first_bidder")
+            if fb is None:
+                fb = self._next_first_bidder if self._next_first_bidder is not None else drawn
+            if not self.bidding:
+                kwargs["landlord"] = options.get("landlord", fb)
+            self.game = Game(hands, bottom, fb, **kwargs)
+        self._next_first_bidder = None
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self.game.current_player]
+        self._update_infos()
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        g = self.game
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if not g.is_over and seat == g.current_player and not self.terminations[agent]:
+            np.put(mask, g.legal_actions(), 1)
+        return {"observation": observe_game(g, seat), "action_mask": mask}
+
+    # ------------------------------------------------------------------ step
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        try:
+            g.step(action)
+        except IllegalActionError as e:
+            try:
+                a = int(action)
+            except (TypeError, ValueError):
+                a = action
+            raise ValueError(
+                f"illegal action {a!r} for {agent} in phase {g.phase.name}: {len(g.legal_actions())} legal actions "
+                f"(see env.unwrapped.legal_actions()); {e}"
+            ) from None
+        self._cumulative_rewards[agent] = 0.0
+        if g.is_over:
+            if g.void:
+                self._next_first_bidder = g.next_first_bidder  # R4
+                values = [0.0, 0.0, 0.0]
+            elif self.reward_kind == "score":
+                values = [float(x) * self.reward_scale for x in g.scores]
+            else:
+                lord_won = g.winner == g.landlord
+                values = [self.reward_scale * (1.0 if (s == g.landlord) == lord_won else -1.0) for s in range(3)]
+            self.rewards = {a: values[i] for i, a in enumerate(AGENTS)}
+            self.terminations = {a: True for a in AGENTS}
+            self._accumulate_rewards()
+            self._update_infos()
+            # the dead steps go round the table starting from the next seat
+            self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % 3]
+        else:
+            self.rewards = {a: 0.0 for a in AGENTS}
+            self.agent_selection = AGENTS[g.current_player]
+            self._update_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_infos(self) -> None:
+        g = self.game
+        for i, a in enumerate(AGENTS):
+            info = self.infos.setdefault(a, {})
+            info["phase"] = int(g.phase)
+            info["landlord"] = int(g.landlord)
+            info["role"] = int(g.role(i))
+            info["void"] = int(g.void)
+            info["seat"] = i
+
+    # ------------------------------------------------------------------ helpers for agents
+    def legal_actions(self, agent: str | None = None) -> np.ndarray:
+        """Legal action ids of ``agent`` (default: the agent to act); empty if it is not on turn."""
+        agent = agent or self.agent_selection
+        if self.game.is_over or AGENTS.index(agent) != self.game.current_player:
+            return np.zeros(0, dtype=np.int64)
+        return self.game.legal_actions()
+
+    @staticmethod
+    def action_string(action: int) -> str:
+        """Readable name of an action id (a move's cards, ``"pass"``, ``"bid 2"``, ``"double"``...)."""
+        return action_to_string(action)
+
+    def default_action(self) -> int:
+        """R20's timeout action for the agent to act."""
+        return self.game.default_action()
+
+    @property
+    def phase(self) -> Phase:
+        return self.game.phase
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
+            return None
+        text = self.game.render(spectator=self.spectator) if self.game else "(no hand: call reset())"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
