@@ -11,6 +11,7 @@ first and mutates only a legal action, so an illegal one leaves the state intact
 from __future__ import annotations
 
 import copy
+import operator
 from enum import IntEnum
 from typing import Sequence
 
@@ -21,7 +22,7 @@ from .actions import (
 )
 from .cards import NUM_RANKS, as_counts, deal, to_string
 from .legal import _legal_ids_one
-from .moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
+from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .scoring import hand_scores
 
 NUM_SEATS = 3
@@ -85,6 +86,8 @@ class Game:
         self.last_mover = -1
         self.passes = 0
         self.played = np.zeros((NUM_SEATS, NUM_RANKS), dtype=np.int8)
+        self.played_total = np.zeros(NUM_RANKS, dtype=np.int8)  # all seats together
+        self.n_cards = [17, 17, 17]  # cards held per seat, public (R21)
         self.moves_made = np.zeros(NUM_SEATS, dtype=np.int16)  # non-pass moves per seat
         self.bombs = 0
         self.rockets = 0
@@ -95,6 +98,7 @@ class Game:
         self.anti_spring = False
         self.void = False
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
+        self._legal_cache: np.ndarray | None = None
         if landlord is not None:
             if landlord not in (0, 1, 2):
                 raise ValueError(f"landlord must be 0, 1 or 2, got {landlord!r}")
@@ -136,7 +140,7 @@ class Game:
         return (seat - self.landlord) % NUM_SEATS
 
     def cards_left(self) -> np.ndarray:
-        return self.hands.sum(axis=1)
+        return np.array(self.n_cards, dtype=np.int64)
 
     def doubled(self) -> np.ndarray:
         """(3,) bool: which farmers doubled (only meaningful once revealed)."""
@@ -146,7 +150,7 @@ class Game:
         """Sorted legal action ids for the player to act (empty when the hand is over)."""
         p = self.phase
         if p == Phase.PLAY:
-            return _legal_ids_one(self.hands[self.current_player], self.last_move)
+            return self._play_ids()
         if p == Phase.BID:
             return np.array([BID_PASS] + list(range(BID_1 + self.bid, BID_3 + 1)), dtype=np.int64)
         if p == Phase.DOUBLE:
@@ -154,6 +158,14 @@ class Game:
         if p == Phase.REDOUBLE:
             return np.array([NO_REDOUBLE, REDOUBLE], dtype=np.int64)
         return np.zeros(0, dtype=np.int64)
+
+    def _play_ids(self) -> np.ndarray:
+        """Legal move ids now, computed once per position (observe and step both ask)."""
+        if self._legal_cache is None:
+            ids = _legal_ids_one(self.hands[self.current_player], self.last_move)
+            ids.flags.writeable = False
+            self._legal_cache = ids
+        return self._legal_cache
 
     def legal_action_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
@@ -172,7 +184,7 @@ class Game:
         if p == Phase.PLAY:
             if not 0 <= a < NUM_MOVES:
                 return False
-            ids = _legal_ids_one(self.hands[self.current_player], self.last_move)
+            ids = self._play_ids()
             i = np.searchsorted(ids, a)
             return bool(i < ids.size and ids[i] == a)
         return False
@@ -207,8 +219,8 @@ class Game:
         if seat is not None and seat != self.current_player:
             raise IllegalActionError(f"seat {seat} acted out of turn: seat {self.current_player} is to act")
         try:
-            a = int(action)
-        except (TypeError, ValueError):
+            a = operator.index(action)  # ints and numpy integers; not floats or strings
+        except TypeError:
             raise IllegalActionError(f"an action is an integer id, got {action!r}") from None
         if not self.is_legal(a):
             name = action_to_string(a) if 0 <= a < NUM_ACTIONS else "out of range"
@@ -217,6 +229,7 @@ class Game:
                 f"{len(self.legal_actions())} legal actions"
             )
         s = self.current_player
+        self._legal_cache = None
         self.history.append((s, a))
         p = self.phase
         if p == Phase.BID:
@@ -268,6 +281,7 @@ class Game:
 
     def _start_play(self) -> None:
         self.hands[self.landlord] += self.bottom  # R7
+        self.n_cards[self.landlord] += 3
         self.bottom_revealed = True
         self.phase = Phase.PLAY
         self.current_player = self.landlord
@@ -284,8 +298,11 @@ class Game:
                 self.passes = 0
             self.current_player = nxt
             return
-        self.hands[s] -= MOVE_COUNTS[m]
-        self.played[s] += MOVE_COUNTS[m]
+        cards = MOVE_COUNTS[m]
+        self.hands[s] -= cards
+        self.played[s] += cards
+        self.played_total += cards
+        self.n_cards[s] -= int(MOVE_NCARDS[m])
         self.moves_made[s] += 1
         t = MOVE_TYPE[m]
         if t == MoveType.BOMB:
@@ -295,7 +312,7 @@ class Game:
         self.last_move = m
         self.last_mover = s
         self.passes = 0
-        if self.hands[s].sum() == 0:  # R17
+        if self.n_cards[s] == 0:  # R17
             self._finish(s)
         else:
             self.current_player = nxt
@@ -323,7 +340,7 @@ class Game:
             dbl = ""
             if self.doubles_revealed and self.double_choice[s] >= 0:
                 dbl = " doubled" if self.double_choice[s] == 1 else ""
-            lines.append(f"{mark} seat {s} {names[self.role(s)]:<13} {int(self.hands[s].sum()):>2} cards{dbl}  {cards}")
+            lines.append(f"{mark} seat {s} {names[self.role(s)]:<13} {self.n_cards[s]:>2} cards{dbl}  {cards}")
         if self.bottom_revealed or spectator:
             lines.append(f"  bottom {to_string(self.bottom)}")
         recent = self.public_history()[-6:]

@@ -140,7 +140,7 @@ def observe_game(game, seat: int) -> np.ndarray:
         cards[CH_BOTTOM] = game.bottom
         if lord != seat:
             known_left = np.maximum(game.bottom - game.played[lord], 0)
-    cards[CH_UNSEEN] = MAX_COUNTS - game.hands[seat] - game.played.sum(axis=0) - known_left
+    cards[CH_UNSEEN] = MAX_COUNTS - game.hands[seat] - game.played_total - known_left
     last = game.last_move if playing else 0
     if last:
         cards[CH_TO_BEAT] = _MOVE_COUNTS[last]
@@ -157,7 +157,7 @@ def observe_game(game, seat: int) -> np.ndarray:
             obs[CH_HISTORY_SEATS, 3, k] = 1
     flat = obs.reshape(NUM_CHANNELS, 60)
     for r, s in enumerate(order):
-        flat[CH_CARDS_LEFT + r, int(game.hands[s].sum())] = 1
+        flat[CH_CARDS_LEFT + r, game.n_cards[s]] = 1
         b = int(game.bids[s])
         if b >= 0:
             obs[CH_BIDS, r, b] = 1

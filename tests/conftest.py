@@ -1,0 +1,29 @@
+"""Test configuration: deterministic hypothesis runs.
+
+The ``ci`` profile (loaded by default) derandomizes hypothesis, so every run
+draws the same examples, keeps no example database and has no deadline (the
+brute-force references are slow by design).  Choose another profile with
+``HYPOTHESIS_PROFILE=dev`` (random, still no deadline) to explore.
+"""
+import os
+import sys
+
+from hypothesis import HealthCheck, settings
+
+# tests/ on the path so that the test modules share one ``bruteforce`` module (and its caches)
+sys.path.insert(0, os.path.dirname(__file__))
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
