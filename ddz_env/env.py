@@ -221,7 +221,7 @@ class raw_env(AECEnv, EzPickle):
             self.terminations = {a: True for a in AGENTS}
             self._accumulate_rewards()
             self._update_infos()
-            # the dead steps go round the table starting from the next seat
+            # every agent is now terminated; PettingZoo then takes the dead steps (step(None))
             self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % 3]
         else:
             self.rewards = {a: 0.0 for a in AGENTS}

@@ -102,7 +102,7 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarr
     not_held = ~hand_bits
     groups_ok = (_EXT_BODY[None, :] & not_held[:, None]) == 0
     groups_ok &= _EXT_BEATS[MOVE_GROUP[last_moves]]
-    b, g = np.nonzero(groups_ok)
+    b, g = np.divmod(np.flatnonzero(groups_ok), groups_ok.shape[1])  # 2-D np.nonzero is ~8x slower
     sizes = _EXT_SIZE[g]
     ends = np.cumsum(sizes)
     total = int(ends[-1]) if ends.size else 0

@@ -1075,3 +1075,22 @@ def test_action_string():
     assert raw_env.action_string(BID_2) == "bid 2"
     assert raw_env.action_string(DOUBLE) == "double"
     assert raw_env.action_string(a("BR")) == "BR"
+
+
+def test_first_bidder_option_does_not_change_the_seeded_deal():
+    e1, e2 = raw_env(), raw_env()
+    e1.reset(seed=21)
+    for fb in range(3):
+        e2.reset(seed=21, options={"first_bidder": fb})
+        np.testing.assert_array_equal(e1.game.hands, e2.game.hands)
+        np.testing.assert_array_equal(e1.game.bottom, e2.game.bottom)
+        assert e2.game.first_bidder == fb and e2.agent_selection == AGENTS[fb]
+
+
+def test_pickle_keeps_options():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(raw_env(reward="win", reward_scale=2.0, bidding=False, doubling=False)))
+    assert (e.reward_kind, e.reward_scale, e.bidding, e.doubling) == ("win", 2.0, False, False)
+    e.reset(seed=0)
+    assert e.game.phase == Phase.PLAY

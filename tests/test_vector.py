@@ -1,0 +1,571 @@
+"""The batched env (ddz_env.vector) against the scalar rules core and the AEC env.
+
+The core check: for many seeds, B hands of ``VectorDouDizhu`` and B scalar
+``Game`` objects built from the same deals, fed the same actions, give identical
+observations (``observe_game``), legal sets, current players, phases, rewards,
+ends and scores, hand by hand and step by step. Per-hand policies steer the hands
+into every corner: all-pass bidding (void hands, R4), doubling and redouble (R5, R6),
+springs and anti-springs (R18), bombs, with bidding and doubling on and off.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ddz_env
+from ddz_env.actions import (
+    BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE,
+)
+from ddz_env.cards import deal
+from ddz_env.game import Game, Phase
+from ddz_env.legal import legal_ids_batch
+from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, MoveType
+from ddz_env.observation import HISTORY, encode, observe_game
+from ddz_env.vector import (
+    VectorDouDizhu, VectorEnv, _response_ids, encode_fast, expand_mask, random_legal_actions,
+)
+
+POLICIES = ("random", "random", "void", "spring", "anti_spring", "double_all", "bomb")
+
+
+# ---------------------------------------------------------------------------- helpers
+def _game_of(vec: VectorDouDizhu, b: int) -> Game:
+    d = vec.deal_of(b)
+    return Game(d["hands"], d["bottom"], d["first_bidder"], landlord=d.get("landlord"), doubling=vec.doubling)
+
+
+def _choose(g: Game, legal: np.ndarray, policy: str, rng: np.random.Generator) -> int:
+    """An action of ``legal`` steered by ``policy`` (uniform where the policy does not care)."""
+    p = g.phase
+    s = g.current_player
+    if p == Phase.BID and policy == "void":
+        return BID_PASS
+    if p == Phase.BID and policy in ("spring", "anti_spring", "double_all"):
+        return int(legal[-1])  # bid as high as allowed: a landlord soon
+    if p in (Phase.DOUBLE, Phase.REDOUBLE) and policy == "double_all":
+        return int(legal[-1])
+    if p == Phase.PLAY:
+        lord = g.landlord
+        if 0 in legal and ((policy == "spring" and s != lord) or (policy == "anti_spring" and s == lord)):
+            return 0
+        if policy == "bomb":
+            big = legal[np.isin(MOVE_TYPE[legal], (MoveType.BOMB, MoveType.ROCKET))]
+            if big.size:
+                return int(big[rng.integers(big.size)])
+    return int(legal[rng.integers(legal.size)])
+
+
+class _SlotMirror:
+    """Deals of one slot replayed from its seed, the AEC env's way (deal, first bidder, R4)."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.next_fb: int | None = None
+
+    def next_deal(self):
+        hands, bottom = deal(self.rng)
+        drawn = int(self.rng.integers(3))
+        fb = self.next_fb if self.next_fb is not None else drawn
+        self.next_fb = None
+        return hands, bottom, fb
+
+
+def _assert_same_position(vec, obs, b, g, where):
+    s = g.current_player
+    assert obs["current_player"][b] == s == vec.current_player[b], where
+    assert obs["phase"][b] == int(g.phase), where
+    np.testing.assert_array_equal(vec.legal_actions(b), g.legal_actions(), err_msg=where)
+    if obs["observation"] is not None:
+        np.testing.assert_array_equal(obs["observation"][b], observe_game(g, s), err_msg=where)
+
+
+def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True, reward="score", scale=1.0,
+                     policies=POLICIES, check_all_seats_every=0) -> dict:
+    vec = VectorDouDizhu(B, seed=seed, bidding=bidding, doubling=doubling, reward=reward, reward_scale=scale)
+    obs = vec.reset()
+    rng = np.random.default_rng(1000 + seed)
+    mirrors = [_SlotMirror(vec.slot_seed(b)) for b in range(B)]
+    games, policy = [], []
+    for b in range(B):
+        hands, bottom, fb = mirrors[b].next_deal()
+        d = vec.deal_of(b)
+        np.testing.assert_array_equal(d["hands"], hands)
+        np.testing.assert_array_equal(d["bottom"], bottom)
+        assert d["first_bidder"] == fb
+        games.append(_game_of(vec, b))
+        policy.append(policies[rng.integers(len(policies))])
+    seen = dict(hands=0, void=0, spring=0, anti_spring=0, redouble=0, doubled=0, bombs=0, rockets=0,
+                farmers_won=0, landlord_won=0, lead_again=0)
+    for t in range(steps):
+        for b, g in enumerate(games):
+            _assert_same_position(vec, obs, b, g, f"seed {seed} step {t} hand {b}")
+        if check_all_seats_every and t % check_all_seats_every == 0:
+            for seat in range(3):
+                views = vec.observe(seat)
+                for b, g in enumerate(games):
+                    np.testing.assert_array_equal(views[b], observe_game(g, seat), err_msg=f"seat {seat} hand {b}")
+        actions = np.array([_choose(g, vec.legal_actions(b), policy[b], rng) for b, g in enumerate(games)])
+        obs, rewards, done, info = vec.step(actions)
+        assert rewards.shape == (B, 3) and rewards.dtype == np.float32
+        for b, g in enumerate(games):
+            was_passes = g.passes
+            g.step(int(actions[b]))
+            if g.phase == Phase.PLAY and actions[b] == 0 and was_passes == 1:
+                seen["lead_again"] += 1
+            assert done[b] == g.is_over, f"seed {seed} step {t} hand {b}"
+            if not g.is_over:
+                assert not rewards[b].any() and not info["final_scores"][b].any()
+                continue
+            seen["hands"] += 1
+            assert info["void"][b] == g.void
+            np.testing.assert_array_equal(info["final_scores"][b], g.scores)
+            if g.void:
+                seen["void"] += 1
+                assert not rewards[b].any() and info["winner"][b] == -1
+                mirrors[b].next_fb = g.next_first_bidder  # R4
+            else:
+                assert info["winner"][b] == g.winner and info["landlord"][b] == g.landlord
+                assert info["spring"][b] == g.spring and info["anti_spring"][b] == g.anti_spring
+                if reward == "score":
+                    expected = g.scores * scale
+                else:
+                    lord_won = g.winner == g.landlord
+                    expected = [scale * (1.0 if (s == g.landlord) == lord_won else -1.0) for s in range(3)]
+                np.testing.assert_allclose(rewards[b], np.asarray(expected, np.float32))
+                seen["spring"] += g.spring
+                seen["anti_spring"] += g.anti_spring
+                seen["redouble"] += g.redoubled
+                seen["doubled"] += int(g.doubled().any())
+                seen["bombs"] += g.bombs
+                seen["rockets"] += g.rockets
+                seen["farmers_won"] += g.winner != g.landlord
+                seen["landlord_won"] += g.winner == g.landlord
+            # the slot holds the next hand, dealt from the slot's own generator
+            hands, bottom, fb = mirrors[b].next_deal()
+            d = vec.deal_of(b)
+            np.testing.assert_array_equal(d["hands"], hands)
+            np.testing.assert_array_equal(d["bottom"], bottom)
+            assert d["first_bidder"] == fb
+            games[b] = _game_of(vec, b)
+            policy[b] = policies[rng.integers(len(policies))]
+    for b, g in enumerate(games):
+        _assert_same_position(vec, obs, b, g, f"seed {seed} end hand {b}")
+    return seen
+
+
+# ---------------------------------------------------------------------------- equivalence with Game
+@pytest.mark.parametrize("seed", range(6))
+def test_equivalence_with_game_full_rules(seed):
+    seen = _run_equivalence(seed, B=8, steps=400, check_all_seats_every=37)
+    assert seen["hands"] >= 20
+
+
+def test_equivalence_covers_every_corner():
+    """One longer run that must meet every special case at least once."""
+    total: dict[str, int] = {}
+    for seed in (11, 12):
+        for k, v in _run_equivalence(seed, B=8, steps=600).items():
+            total[k] = total.get(k, 0) + v
+    for key in ("void", "spring", "anti_spring", "redouble", "doubled", "bombs", "rockets", "farmers_won",
+                "landlord_won", "lead_again"):
+        assert total[key] > 0, (key, total)
+
+
+@pytest.mark.parametrize("bidding,doubling", [(False, True), (True, False), (False, False)])
+def test_equivalence_without_bidding_or_doubling(bidding, doubling):
+    seen = _run_equivalence(21, B=8, steps=300, bidding=bidding, doubling=doubling)
+    assert seen["hands"] >= 10
+    if not bidding:
+        assert seen["void"] == 0
+
+
+def test_equivalence_win_reward_and_scale():
+    _run_equivalence(31, B=6, steps=300, reward="win", scale=0.5)
+    _run_equivalence(32, B=6, steps=300, reward="score", scale=0.25)
+
+
+def test_equivalence_batch_of_one_and_odd_sizes():
+    _run_equivalence(41, B=1, steps=200)
+    _run_equivalence(42, B=3, steps=200, check_all_seats_every=11)
+
+
+def test_no_observation_mode_same_play():
+    """``observe=False`` skips the planes and changes nothing else."""
+    a, b = VectorDouDizhu(16, seed=5), VectorDouDizhu(16, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        acts = a.random_actions(rng)
+        oa, ra, da, _ = a.step(acts)
+        ob, rb, db, _ = b.step(acts, observe=False)
+        assert ob["observation"] is None
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(da, db)
+        np.testing.assert_array_equal(oa["legal_ids"], ob["legal_ids"])
+    np.testing.assert_array_equal(a.observe(), b.observe())
+
+
+# ---------------------------------------------------------------------------- equivalence with the AEC env
+def _aec_mask(env, agent):
+    return env.observe(agent)["action_mask"]
+
+
+def test_equivalence_with_aec_env_from_slot_seeds():
+    """AEC envs seeded with the slots' seeds (then reset without a seed) replay the slots hand by hand."""
+    B = 6
+    vec = VectorDouDizhu(B, seed=7)
+    obs = vec.reset()
+    envs = []
+    for b in range(B):
+        e = ddz_env.raw_env()
+        e.reset(seed=vec.slot_seed(b))
+        envs.append(e)
+    rng = np.random.default_rng(3)
+    masks = vec.action_masks()
+    hands_done = voids = 0
+    for t in range(500):
+        actions = np.empty(B, np.int64)
+        for b, e in enumerate(envs):
+            agent = e.agent_selection
+            assert agent == f"player_{obs['current_player'][b]}"
+            o = e.observe(agent)
+            np.testing.assert_array_equal(o["observation"], obs["observation"][b])
+            np.testing.assert_array_equal(o["action_mask"], masks[b])
+            legal = np.flatnonzero(o["action_mask"])
+            # pass every bid now and then: void hands, and the R4 first bidder of the next deal
+            if e.game.phase == Phase.BID and (t // 50) % 3 == 0:
+                actions[b] = BID_PASS
+            else:
+                actions[b] = legal[rng.integers(legal.size)]
+        obs, rewards, done, info = vec.step(actions)
+        masks = vec.action_masks(out=masks)
+        for b, e in enumerate(envs):
+            e.step(int(actions[b]))
+            ended = all(e.terminations.values())
+            assert ended == done[b]
+            if ended:
+                hands_done += 1
+                voids += int(e.game.void)
+                np.testing.assert_array_equal(rewards[b], [e.rewards[a] for a in e.possible_agents])
+                assert info["void"][b] == e.game.void
+                e.reset()  # no seed: the next deal of the same generator
+                for k in ("hands", "bottom"):
+                    np.testing.assert_array_equal(vec.deal_of(b)[k], getattr(e.game, "initial_hands" if k == "hands"
+                                                                                     else k))
+                assert vec.deal_of(b)["first_bidder"] == e.game.first_bidder
+    assert hands_done >= 10 and voids >= 1
+
+
+def test_equivalence_with_aec_env_given_deals_no_bidding():
+    B = 4
+    vec = VectorDouDizhu(B, seed=9, bidding=False)
+    obs = vec.reset()
+    envs = [ddz_env.raw_env(bidding=False) for _ in range(B)]
+    for b, e in enumerate(envs):
+        e.reset(options={"deal": vec.deal_of(b)})
+    rng = np.random.default_rng(4)
+    for t in range(300):
+        masks = vec.action_masks()
+        for b, e in enumerate(envs):
+            o = e.observe(e.agent_selection)
+            np.testing.assert_array_equal(o["observation"], obs["observation"][b])
+            np.testing.assert_array_equal(o["action_mask"], masks[b])
+        actions = vec.random_actions(rng)
+        obs, rewards, done, info = vec.step(actions)
+        for b, e in enumerate(envs):
+            e.step(int(actions[b]))
+            assert all(e.terminations.values()) == done[b]
+            if done[b]:
+                np.testing.assert_array_equal(rewards[b], [e.rewards[a] for a in e.possible_agents])
+                e.reset(options={"deal": vec.deal_of(b)})
+
+
+# ---------------------------------------------------------------------------- seeding and auto-reset
+def _trajectory(seed, B=12, steps=250, reseed=None):
+    vec = VectorDouDizhu(B, seed=seed)
+    obs = vec.reset(seed=reseed)
+    rng = np.random.default_rng(0)
+    out = [obs["observation"].copy()]
+    for _ in range(steps):
+        obs, r, d, info = vec.step(vec.random_actions(rng))
+        out += [obs["observation"], r, d, obs["legal_ids"]]
+    return out
+
+
+def test_same_seed_same_sequence():
+    a, b = _trajectory(3), _trajectory(3)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    c = _trajectory(4)
+    assert any(x.shape != y.shape or not np.array_equal(x, y) for x, y in zip(a, c))
+
+
+def test_reset_with_seed_reseeds():
+    a = _trajectory(3)
+    b = _trajectory(99, reseed=3)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_slot_sequence_does_not_depend_on_batch_size_or_neighbours():
+    """Slot b's hands depend only on its seed and its own actions: the slot seeds are a prefix-stable stream."""
+    small, big = VectorDouDizhu(4, seed=8), VectorDouDizhu(8, seed=8)
+    np.testing.assert_array_equal(big.slot_seeds[:4], small.slot_seeds)
+    for b in range(4):
+        np.testing.assert_array_equal(small.deal_of(b)["hands"], big.deal_of(b)["hands"])
+
+
+def test_slot_deals_match_cards_deal():
+    vec = VectorDouDizhu(5, seed=123)
+    for b in range(5):
+        rng = np.random.default_rng(vec.slot_seed(b))
+        hands, bottom = deal(rng)
+        fb = int(rng.integers(3))
+        d = vec.deal_of(b)
+        np.testing.assert_array_equal(d["hands"], hands)
+        np.testing.assert_array_equal(d["bottom"], bottom)
+        assert d["first_bidder"] == fb
+        assert vec.hand_count[b] == 1
+
+
+def test_r4_void_hand_next_seat_bids_first():
+    vec = VectorDouDizhu(4, seed=2)
+    fb = vec.first_bidder.copy()
+    for _ in range(3):  # everyone passes: the hand is void, rewards 0
+        obs, r, d, info = vec.step(np.full(4, BID_PASS))
+    assert d.all() and info["void"].all() and not r.any() and not info["final_scores"].any()
+    np.testing.assert_array_equal(vec.first_bidder, (fb + 1) % 3)
+    np.testing.assert_array_equal(obs["current_player"], (fb + 1) % 3)
+    assert vec.void.all() and (vec.hand_count == 2).all()
+
+
+# ---------------------------------------------------------------------------- validation
+def _state(vec):
+    names = [k for k, v in vars(vec).items() if isinstance(v, np.ndarray)]
+    return {k: getattr(vec, k).copy() for k in names}
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    vec = VectorDouDizhu(6, seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        vec.step(vec.random_actions(rng))
+    good = vec.random_actions(rng)
+    before = _state(vec)
+    rng_states = [r.bit_generator.state for r in vec._rngs]
+    for b in (0, 4):
+        bad = good.copy()
+        legal = set(vec.legal_actions(b).tolist())
+        bad[b] = next(a for a in (0, 1, BID_3, DOUBLE, REDOUBLE, NUM_MOVES - 1) if a not in legal)
+        phase = Phase(int(vec.phase[b])).name
+        with pytest.raises(ValueError, match=rf"illegal action {bad[b]} .*hand {b} in phase {phase}"):
+            vec.step(bad)
+        after = _state(vec)
+        for k in before:
+            np.testing.assert_array_equal(before[k], after[k], err_msg=k)
+        assert [r.bit_generator.state for r in vec._rngs] == rng_states
+    for bad_value in (-1, NUM_ACTIONS, 10 ** 12):
+        bad = good.copy()
+        bad[2] = bad_value
+        with pytest.raises(ValueError, match="hand 2"):
+            vec.step(bad)
+    with pytest.raises(ValueError):
+        vec.step(good[:5])
+    with pytest.raises(ValueError):
+        vec.step(good.astype(np.float64) + 0.5)
+    vec.step(good)  # the legal actions still work after the refusals
+
+
+def test_phase_specific_illegal_actions():
+    vec = VectorDouDizhu(2, seed=0)
+    with pytest.raises(ValueError, match="phase BID"):
+        vec.step(np.array([DOUBLE, BID_PASS]))
+    with pytest.raises(ValueError, match="hand 1 in phase BID"):
+        vec.step(np.array([BID_PASS, 5]))
+    vec.step(np.array([BID_1, BID_1]))
+    with pytest.raises(ValueError, match="illegal action 24641"):  # bid 1 again: must be higher (R3)
+        vec.step(np.array([BID_1, BID_PASS]))
+
+
+# ---------------------------------------------------------------------------- masks and compact sets
+def test_compact_sets_and_dense_mask():
+    vec = VectorDouDizhu(32, seed=6)
+    rng = np.random.default_rng(1)
+    buf = None
+    for _ in range(120):
+        obs, *_ = vec.step(vec.random_actions(rng))
+        rows, ids, starts = obs["legal_rows"], obs["legal_ids"], obs["legal_starts"]
+        assert np.all(np.diff(rows) >= 0)
+        np.testing.assert_array_equal(np.bincount(rows, minlength=32), np.diff(starts))
+        dense = expand_mask(rows, ids, 32)
+        assert dense.dtype == np.int8 and dense.shape == (32, NUM_ACTIONS)
+        buf = vec.action_masks(out=buf)
+        np.testing.assert_array_equal(buf, dense)
+        lists = vec.legal_lists()
+        for b in range(32):
+            np.testing.assert_array_equal(np.flatnonzero(dense[b]), lists[b])
+            np.testing.assert_array_equal(vec.legal_actions(b), ids[rows == b])
+            assert lists[b].size >= 1
+    with pytest.raises(ValueError):
+        expand_mask(rows, ids, 32, out=np.zeros((31, NUM_ACTIONS), np.int8))
+
+
+def test_random_legal_actions_is_uniform_over_each_set():
+    starts = np.array([0, 1, 4, 6])
+    ids = np.array([7, 1, 2, 3, 10, 11])
+    rng = np.random.default_rng(0)
+    draws = np.stack([random_legal_actions(starts, ids, rng) for _ in range(3000)])
+    assert (draws[:, 0] == 7).all()
+    assert set(np.unique(draws[:, 1])) == {1, 2, 3} and set(np.unique(draws[:, 2])) == {10, 11}
+    assert abs((draws[:, 1] == 2).mean() - 1 / 3) < 0.05
+
+
+def test_legal_sets_are_read_only():
+    obs = VectorDouDizhu(2, seed=0).reset()
+    with pytest.raises(ValueError):
+        obs["legal_ids"][0] = 5
+
+
+# ---------------------------------------------------------------------------- fast paths == core functions
+def _positions(n_steps=60, B=64, seed=0):
+    vec = VectorDouDizhu(B, seed=seed)
+    rng = np.random.default_rng(seed)
+    hands, lasts = [], []
+    for _ in range(n_steps):
+        p = np.flatnonzero(vec.phase == Phase.PLAY)
+        hands.append(vec.hands[p, vec.current_player[p]])
+        lasts.append(vec.last_move[p])
+        vec.step(vec.random_actions(rng))
+    return np.concatenate(hands), np.concatenate(lasts)
+
+
+def test_response_ids_equal_legal_ids_batch():
+    hands, lasts = _positions()
+    r = lasts != 0
+    assert r.sum() > 500
+    rows_a, ids_a = legal_ids_batch(hands[r], lasts[r])
+    rows_b, ids_b = _response_ids(hands[r], lasts[r])
+    np.testing.assert_array_equal(rows_a, rows_b)
+    np.testing.assert_array_equal(ids_a, ids_b)
+    # bombs and the rocket in hand (R13's kicker rule) and against bombs
+    from ddz_env.cards import parse_cards
+    from ddz_env.moves import move_id
+    h = np.stack([parse_cards(x) for x in ("3333444455BR", "3333456789TJQKA2", "BR2222AAKK")])
+    for last in ("5", "44", "6666", "33344456", "333444555666789T", "8888JJQQ", "9999"):
+        m = np.full(3, move_id(last))
+        for x, y in zip(legal_ids_batch(h, m), _response_ids(h, m)):
+            np.testing.assert_array_equal(x, y)
+
+
+def _random_encode_inputs(B, rng):
+    hm = rng.integers(0, NUM_MOVES, (B, HISTORY))
+    hs = rng.integers(-1, 3, (B, HISTORY))
+    hm[hs < 0] = 0
+    tb = rng.integers(0, NUM_MOVES, B)
+    inputs = dict(
+        hand=rng.integers(0, 5, (B, 15)).astype(np.int8), unseen=rng.integers(0, 5, (B, 15)),
+        bottom=rng.integers(0, 2, (B, 15)).astype(np.int8), played=rng.integers(0, 5, (B, 3, 15)).astype(np.int8),
+        to_beat=MOVE_COUNTS[tb], hist_cards=MOVE_COUNTS[hm], hist_seat=hs,
+        hist_pass=(hs >= 0) & (rng.random((B, HISTORY)) < 0.3), cards_left=rng.integers(0, 21, (B, 3)),
+        bids=rng.integers(-1, 4, (B, 3)).astype(np.int8), first_bidder=rng.integers(0, 3, B),
+        doubling=rng.integers(-1, 2, (B, 3)).astype(np.int8), redouble=rng.integers(-1, 2, B).astype(np.int8),
+        phase=rng.integers(0, 5, B).astype(np.int8), role=rng.integers(-1, 3, B), beat_seat=rng.integers(-1, 3, B),
+        bombs=rng.integers(0, 16, B), rocket=rng.random(B) < 0.5,
+    )
+    return inputs, tb, hm
+
+
+@pytest.mark.parametrize("B", [1, 7, 200])
+def test_encode_fast_equals_encode(B):
+    inputs, tb, hm = _random_encode_inputs(B, np.random.default_rng(B))
+    expected = encode(**inputs)
+    np.testing.assert_array_equal(encode_fast(**inputs), expected)
+    by_ids = dict(inputs, to_beat=None, hist_cards=None)
+    np.testing.assert_array_equal(encode_fast(**by_ids, to_beat_move=tb, hist_moves=hm), expected)
+
+
+# ---------------------------------------------------------------------------- springs, constructed
+def test_constructed_spring_and_anti_spring():
+    """A landlord with a strong hand whose farmers always pass: spring (R18) doubles the score."""
+    vec = VectorDouDizhu(2, seed=0)
+    hands = ["3333444455556666B", "77778888999TTTTJJ", "JJQQQQKKKKAAAA222"]
+    bottom = "2R9"
+    vec.load_deal(0, hands, bottom, first_bidder=0)
+    vec.load_deal(1, hands, bottom, first_bidder=0)
+    g0 = Game.from_deal(hands, bottom, 0)
+    g1 = Game.from_deal(hands, bottom, 0)
+    rng = np.random.default_rng(0)
+    ended = np.zeros(2, bool)
+    scores = {}
+    for _ in range(200):
+        obs = vec._obs_dict(True)
+        acts = np.zeros(2, np.int64)
+        for b, (g, pol) in enumerate(((g0, "spring"), (g1, "anti_spring"))):
+            if ended[b]:
+                acts[b] = vec.random_actions(rng)[b]
+                continue
+            _assert_same_position(vec, obs, b, g, f"hand {b}")
+            if g.phase == Phase.BID:
+                acts[b] = BID_3 if g.current_player == 0 else BID_PASS
+            elif g.phase == Phase.DOUBLE:
+                acts[b] = DOUBLE
+            elif g.phase == Phase.REDOUBLE:
+                acts[b] = NO_REDOUBLE
+            else:
+                acts[b] = _choose(g, g.legal_actions(), pol, rng)
+        _, r, d, info = vec.step(acts)
+        for b, g in enumerate((g0, g1)):
+            if ended[b]:
+                continue
+            g.step(int(acts[b]))
+            assert d[b] == g.is_over
+            if d[b]:
+                ended[b] = True
+                scores[b] = (info["final_scores"][b].copy(), info["spring"][b], info["anti_spring"][b], g)
+        if ended.all():
+            break
+    assert ended.all()
+    s0, spring0, anti0, g = scores[0]
+    assert spring0 and not anti0 and g.spring
+    np.testing.assert_array_equal(s0, g.scores)
+    # bid 3, each farmer doubled (x2), spring (x2), bombs (x2 each), no redouble: the landlord wins
+    assert s0[0] == -(s0[1] + s0[2]) and s0[0] > 0 and s0[1] == s0[2] == -3 * 2 ** (1 + 1 + g.bombs + g.rockets)
+    s1, spring1, anti1, g = scores[1]
+    np.testing.assert_array_equal(s1, g.scores)
+    assert spring1 == g.spring and anti1 == g.anti_spring
+    if g.winner != 0:  # a farmer went out while the landlord only ever passed after its opening move
+        assert anti1
+
+
+def test_load_deal_validates():
+    vec = VectorDouDizhu(1, seed=0)
+    with pytest.raises(ValueError):
+        vec.load_deal(0, ["3" * 4, "4" * 4, "5" * 4], "678")
+    with pytest.raises(ValueError):
+        vec.load_deal(0, ["3333444455556666B", "77778888999TTTTJJ", "JJQQQQKKKKAAAA222"], "2R9", first_bidder=3)
+
+
+# ---------------------------------------------------------------------------- API
+def test_api_shapes_and_alias():
+    assert VectorEnv is VectorDouDizhu
+    vec = VectorEnv(5, seed=0)
+    obs = vec.reset()
+    assert obs["observation"].shape == (5, 29, 4, 15) and obs["observation"].dtype == np.int8
+    assert obs["current_player"].shape == (5,) and obs["legal_starts"].shape == (6,)
+    obs, r, d, info = vec.step(vec.random_actions(np.random.default_rng(0)))
+    assert r.shape == (5, 3) and d.shape == (5,) and d.dtype == bool
+    for k in ("final_scores", "void", "winner", "landlord", "spring", "anti_spring"):
+        assert info[k].shape[0] == 5
+    assert vec.observe(0).shape == (5, 29, 4, 15)
+    assert vec.observe(np.array([0, 1, 2, 0, 1])).shape == (5, 29, 4, 15)
+    with pytest.raises(ValueError):
+        vec.observe(3)
+    with pytest.raises(ValueError):
+        VectorDouDizhu(0)
+    with pytest.raises(ValueError):
+        VectorDouDizhu(2, reward="money")
+    assert "VectorDouDizhu" in repr(vec)
+    # the bid ids of the legal sets: pass then the bids above the current one
+    first = vec.legal_actions(0)
+    assert first[0] == BID_PASS and set(first[1:]) <= set(range(BID_1, BID_3 + 1))
+    assert NO_DOUBLE < DOUBLE < NO_REDOUBLE < REDOUBLE
