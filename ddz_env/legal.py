@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_RANKS, as_counts
+from .cards import MAX_COUNTS, NUM_RANKS, RANKS, as_counts
 from .moves import (
     BEATS, FOUR_KICKER_RANKS, GROUP_BODY_BITS, GROUP_SIZE, GROUP_START, GROUP_TYPE, MOVE_BITS, MOVE_GROUP,
     MOVE_STRINGS, NUM_GROUPS, NUM_MOVES, PASS, THERMO, MoveType, move_id, thermometer,
@@ -86,15 +86,29 @@ def bomb_rank_bits(hands: np.ndarray) -> np.ndarray:
     return (four | np.where(rocket, _JOKER_BITS, 0)).astype(np.int32)
 
 
-def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _check_hands(hands: np.ndarray, n: int) -> None:
+    if hands.ndim != 2 or hands.shape[1] != NUM_RANKS:
+        raise ValueError(f"hands must have shape (B, {NUM_RANKS}), got {hands.shape}")
+    if hands.shape[0] != n:
+        raise ValueError(f"{hands.shape[0]} hands but {n} last moves")
+    bad = (hands < 0) | (hands > MAX_COUNTS)
+    if bad.any():
+        b, r = np.argwhere(bad)[0]
+        raise ValueError(f"hand {b} holds an impossible count {int(hands[b, r])} of rank {RANKS[r]!r}")
+
+
+def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray, validate: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Compact legal sets for B hands: ``(rows, ids)``, sorted by row then id.
 
     ``hands`` is (B, 15) counts; ``last_moves`` (B,) the move id to beat, 0 when
-    leading. Hand b may play exactly ``ids[rows == b]`` (0 = pass).
+    leading. Hand b may play exactly ``ids[rows == b]`` (0 = pass). Internal callers
+    whose hands come from the rules themselves pass ``validate=False``.
     """
     hands = np.asarray(hands)
     last_moves = np.asarray(last_moves, dtype=np.int64)
-    _check_last(last_moves)
+    if validate:
+        _check_hands(hands, last_moves.shape[0])
+        _check_last(last_moves)
     if hands.shape[0] == 1:  # one hand: the single-hand path has less overhead
         ids = _legal_ids_one(hands[0], int(last_moves[0]))
         return np.zeros(ids.size, dtype=np.int64), ids
@@ -115,14 +129,15 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarr
     return rows[ok], ids[ok]
 
 
-def legal_mask_batch(hands: np.ndarray, last_moves: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def legal_mask_batch(hands: np.ndarray, last_moves: np.ndarray, out: np.ndarray | None = None,
+                     validate: bool = True) -> np.ndarray:
     """(B, NUM_MOVES) boolean masks for B hands and the B moves they must beat (0: lead).
 
     Pass a reused C-contiguous ``out`` buffer (bool, (B, NUM_MOVES)) in a loop: a fresh
     25 MB array per call at B = 1024 costs more in page faults than the legality itself.
     """
     hands = np.asarray(hands)
-    rows, ids = legal_ids_batch(hands, last_moves)
+    rows, ids = legal_ids_batch(hands, last_moves, validate)
     shape = (hands.shape[0], NUM_MOVES)
     if out is None:
         out = np.zeros(shape, dtype=bool)

@@ -171,7 +171,7 @@ def _shuffled(text: str, rnd) -> str:
 # property tests against the brute force
 # ---------------------------------------------------------------------------
 
-@settings(max_examples=500)
+@settings(max_examples=1000)
 @given(situations(), st.sampled_from([np.int8, np.int64]))
 def test_legal_mask_matches_bruteforce(situation, dtype):
     hand, last = situation
@@ -182,7 +182,7 @@ def test_legal_mask_matches_bruteforce(situation, dtype):
     assert got == expected, describe(hand, last, got, expected)
 
 
-@settings(max_examples=300)
+@settings(max_examples=600)
 @given(situations(hands=st.one_of(bomb_hands(), airplane_hands())))
 def test_legal_mask_matches_bruteforce_bomb_and_airplane_hands(situation):
     hand, last = situation
@@ -191,7 +191,7 @@ def test_legal_mask_matches_bruteforce_bomb_and_airplane_hands(situation):
     assert got == expected, describe(hand, last, got, expected)
 
 
-@settings(max_examples=400)
+@settings(max_examples=800)
 @given(situations(), st.randoms(use_true_random=False))
 def test_legal_ids_and_legal_moves_match_bruteforce(situation, rnd):
     hand, last = situation
@@ -212,7 +212,7 @@ def test_legal_ids_and_legal_moves_match_bruteforce(situation, rnd):
         assert moves[0] == "pass" and moves.count("pass") == 1
 
 
-@settings(max_examples=150)
+@settings(max_examples=300)
 @given(st.lists(situations(), min_size=1, max_size=6), st.sampled_from([np.int8, np.int64]))
 def test_legal_mask_batch_matches_bruteforce(batch, dtype):
     hands = np.stack([h for h, _ in batch]).astype(dtype)
@@ -225,7 +225,7 @@ def test_legal_mask_batch_matches_bruteforce(batch, dtype):
         assert got == expected, f"row {b}: " + describe(hand, last, got, expected)
 
 
-@settings(max_examples=150)
+@settings(max_examples=300)
 @given(st.lists(situations(), min_size=1, max_size=6))
 def test_legal_ids_batch_matches_bruteforce(batch):
     hands = np.stack([h for h, _ in batch])
@@ -242,7 +242,7 @@ def test_legal_ids_batch_matches_bruteforce(batch):
         assert got == expected, f"row {b}: " + describe(hand, last, got, expected)
 
 
-@settings(max_examples=300)
+@settings(max_examples=500)
 @given(situations(hands=small_hands(max_cards=11)))
 def test_small_hands_every_sub_multiset(situation):
     """Literally every sub-multiset of the hand, classified one by one: checks the reference's shortcut
@@ -282,6 +282,36 @@ def test_batch_agrees_with_single_hand_path_on_many_deals():
         single = legal_ids(hands[b], int(lasts[b]))
         np.testing.assert_array_equal(ids[starts[b]:starts[b + 1]], single)
         np.testing.assert_array_equal(np.nonzero(masks[b])[0], single)
+
+
+def test_legal_mask_batch_reuses_an_out_buffer():
+    hands = np.stack([parse_cards("3333BR567"), parse_cards("33344456"), parse_cards("2")])
+    lasts = np.array([0, move_id("34567"), move_id("A")])
+    fresh = legal_mask_batch(hands, lasts)
+    out = np.ones((3, NUM_MOVES), dtype=bool)  # stale contents must be cleared
+    got = legal_mask_batch(hands, lasts, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, fresh)
+    for b in range(3):
+        assert strings_of_mask(out[b]) == bf.legal_brute(hands[b], None if lasts[b] == 0 else
+                                                         parse_cards(MOVE_STRINGS[lasts[b]]))
+    # reused with other situations: no leftovers from the previous call
+    legal_mask_batch(hands[::-1].copy(), np.zeros(3, dtype=np.int64), out=out)
+    np.testing.assert_array_equal(out, legal_mask_batch(hands[::-1].copy(), np.zeros(3, dtype=np.int64)))
+
+
+@pytest.mark.parametrize("out", [np.zeros((2, NUM_MOVES), dtype=bool), np.zeros((3, NUM_MOVES), dtype=np.int8),
+                                 np.zeros((3, 2 * NUM_MOVES), dtype=bool)[:, ::2], np.zeros((NUM_MOVES, 3), bool).T])
+def test_legal_mask_batch_rejects_a_bad_out_buffer(out):
+    hands = np.stack([parse_cards("345"), parse_cards("66"), parse_cards("BR")])
+    with pytest.raises(ValueError):
+        legal_mask_batch(hands, np.zeros(3, dtype=np.int64), out=out)
+
+
+def test_empty_batch():
+    rows, ids = legal_ids_batch(np.zeros((0, 15), dtype=np.int8), np.zeros(0, dtype=np.int64))
+    assert rows.size == 0 and ids.size == 0
+    assert legal_mask_batch(np.zeros((0, 15), dtype=np.int8), np.zeros(0, dtype=np.int64)).shape == (0, NUM_MOVES)
 
 
 # ---------------------------------------------------------------------------
@@ -510,3 +540,29 @@ def test_malformed_count_vector_is_rejected():
         legal_mask(np.array([-1] + [0] * 14))
     with pytest.raises(ValueError):
         legal_mask(np.zeros(14, dtype=np.int8))
+
+
+@pytest.mark.parametrize("row0", [
+    {13: 2},   # two black jokers
+    {0: 5},    # five 3s
+    {0: -1},   # minus one 3
+])
+def test_batched_paths_reject_impossible_hands(row0):
+    from ddz_env.cards import parse_cards
+    for n in (1, 2):
+        h = np.zeros((n, 15), np.int8)
+        h[-1] = parse_cards("34")
+        for r, c in row0.items():
+            h[0, r] = c
+        with pytest.raises(ValueError, match="impossible count"):
+            legal_ids_batch(h, np.zeros(n, dtype=np.int64))
+        with pytest.raises(ValueError, match="impossible count"):
+            legal_mask_batch(h, np.zeros(n, dtype=np.int64))
+
+
+def test_batched_paths_reject_mismatched_shapes():
+    h = np.zeros((2, 15), np.int8)
+    with pytest.raises(ValueError, match="last moves"):
+        legal_ids_batch(h, np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="shape"):
+        legal_ids_batch(np.zeros((2, 14), np.int8), np.zeros(2, dtype=np.int64))
