@@ -1,0 +1,19 @@
+"""Baseline agents for ddz-env and their head-to-head evaluation.
+
+* :class:`Agent`: the interface, ``act(observation, env) -> action id`` (``reset(seed)`` optional);
+* :class:`RandomAgent`: uniform over legal actions, seeded;
+* :class:`RuleAgent`: a deterministic heuristic player (hand decomposition, see ``hand.py``);
+* :func:`load`: an agent by name (``"random"``, ``"rule"``) or from a checkpoint path;
+  :func:`register` plugs in new kinds;
+* :func:`evaluate`: duplicate or fixed-landlord matches (``evaluate.py`` is the CLI).
+"""
+from __future__ import annotations
+
+from .base import Agent
+from .evaluation import evaluate
+from .loader import load, read_checkpoint, register, registered, save_checkpoint
+from .random_agent import RandomAgent
+from .rule_agent import RuleAgent
+
+__all__ = ["Agent", "RandomAgent", "RuleAgent", "load", "register", "registered", "read_checkpoint",
+           "save_checkpoint", "evaluate"]

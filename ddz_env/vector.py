@@ -2,11 +2,19 @@
 
 :class:`VectorDouDizhu` (alias :data:`VectorEnv`) holds B hands ("slots"). Every hand
 has exactly one seat to act (``current_player[b]``); ``step(actions)`` takes one
-action id per hand, from that seat, advances every hand at once, and deals a new
-hand in every slot whose hand ended (auto-reset). It is the same game as the AEC
-env (``ddz_env.env``): the same rules core (``legal.legal_ids_batch`` for the play,
-the bid/double rules of :class:`ddz_env.game.Game`, ``scoring.hand_scores``), the
-same action ids and the same observation planes (``observation.encode``).
+action id per hand, from that seat, advances every hand at once (vectorized per
+phase, no loop over hands), and deals a new hand in every slot whose hand ended
+(auto-reset). It is the game of the AEC env (``ddz_env.env``), with the same action
+ids and the same observation planes, from the same rules core:
+
+* play legality from ``legal.py``: leads through ``legal_ids_batch``; responses
+  through :func:`_response_ids`, the same algorithm on legal.py's own tables
+  restricted to the ~20 body groups that can beat the move on the table (tests
+  check it equals ``legal_ids_batch``); bids, doubles and redoubles as
+  ``Game.legal_actions``;
+* scores from ``scoring.hand_scores``;
+* planes from :func:`encode_fast`, a faster ``observation.encode`` (same inputs,
+  same output; tests check both against each other and against ``observe_game``).
 
 Returned by ``reset`` and ``step``, the observation dict::
 
@@ -17,8 +25,10 @@ Returned by ``reset`` and ``step``, the observation dict::
     current_player  (B,) int64            the seat to act (0, 1, 2)
     phase           (B,) int8             game.Phase of each hand
 
-``expand_mask(rows, ids, B)`` (or ``env.action_masks()``) turns the compact sets into
-a dense (B, NUM_ACTIONS) int8 mask; ``env.legal_actions(b)`` is hand b's id list.
+The legal arrays are read-only. ``expand_mask(rows, ids, B)`` (or ``env.action_masks()``)
+expands them into a dense (B, NUM_ACTIONS) int8 mask; ``env.legal_actions(b)`` is hand
+b's id list, ``env.random_actions(rng)`` draws one uniform legal id per hand and
+``env.default_actions()`` gives R20's timeout actions.
 
 ``step`` returns ``(obs, rewards (B, 3) float32, done (B,) bool, info)``. ``rewards``
 are the seats' rewards of the hands that ended on this step (zeros elsewhere, and for
@@ -27,14 +37,18 @@ a void hand), as the AEC env gives them (``reward="score"``: the R19 score times
 this step (void hands included); its slot already holds a new hand and ``obs`` is the
 new hand's first observation. ``info`` holds, for the ended hands (zeros / -1 /
 False elsewhere): ``final_scores`` (B, 3) int64 (the raw R19 scores), ``void``,
-``winner``, ``landlord``, ``spring``, ``anti_spring``.
+``winner``, ``landlord``, ``spring``, ``anti_spring``. An illegal action (for any
+hand) raises ``ValueError`` naming the hand, the action and the phase, and changes
+nothing.
 
 Seeding: slot b owns the generator ``np.random.default_rng(env.slot_seed(b))`` and
 deals every hand of the slot from it exactly as the AEC env deals on ``reset``
 (``cards.deal`` then ``integers(3)`` for the first bidder; after a void hand the next
 seat bids first, R4). So an AEC env reset with ``seed=env.slot_seed(b)`` and then
 reset without a seed after each hand, fed the same actions, replays slot b hand by
-hand.
+hand; and a slot's hands depend only on the seed, its index and its own actions.
+The constructor deals the first hands; ``deal_of(b)`` gives slot b's deal (for
+``Game(...)`` or the AEC env's ``options["deal"]``) and ``load_deal`` sets one.
 """
 from __future__ import annotations
 
@@ -46,7 +60,9 @@ from .actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, action_to_st
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, shuffle_deck
 from .game import NUM_SEATS, Phase
 from .legal import _EXT_BEATS, _EXT_BODY, _EXT_SIZE, _EXT_START, bomb_rank_bits, legal_ids_batch
-from .moves import FOUR_KICKER_RANKS, MOVE_BITS, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_TYPE, PASS, THERMO, MoveType
+from .moves import (
+    FOUR_KICKER_RANKS, MOVE_BITS, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, THERMO, MoveType,
+)
 from .observation import (
     CH_BIDS, CH_CARDS_LEFT, CH_DOUBLING, CH_HISTORY, CH_HISTORY_SEATS, CH_STATUS, CH_TO_BEAT, HISTORY, NUM_CHANNELS,
     OBS_SHAPE,
@@ -61,23 +77,31 @@ _IS_BOMB = (MOVE_TYPE == MoveType.BOMB).astype(np.int64)
 _IS_ROCKET = (MOVE_TYPE == MoveType.ROCKET).astype(np.int64)
 _NCARDS = MOVE_NCARDS.astype(np.int64)
 _SEAT3 = np.arange(NUM_SEATS)
-_HIST_BACK = np.arange(1, HISTORY + 1)  # slot k (0 = most recent) sits at ring position head - 1 - k
+#: _RING[head]: the ring positions of the history slots, most recent first (slot k sits at head - 1 - k)
+_RING = (np.arange(HISTORY)[:, None] - np.arange(1, HISTORY + 1)) % HISTORY
+#: _REL[4 * o + 1 + s]: seat s seen from seat o (0 self, 1 next, 2 previous); -1 stays -1 (no seat)
+_REL = np.array([[-1] + [(s - o) % NUM_SEATS for s in range(3)] for o in range(3)], np.int8).reshape(-1)
+#: _ORDER[o]: the absolute seats of relative seats 0, 1, 2
+_ORDER = (np.arange(3)[:, None] + _SEAT3) % NUM_SEATS
+_OBS_CHUNK = 1024  # views encoded per pass
+#: _ROLE[4 * o + 1 + landlord]: seat o's role (0 landlord, 1 farmer after it, 2 before); -1 with no landlord yet
+_ROLE = np.array([[-1] + [(o - lord) % NUM_SEATS for lord in range(3)] for o in range(3)], np.int8).reshape(-1)
 
 
 # ---------------------------------------------------------------------------------------------- observation
 _CELLS = NUM_CHANNELS * 4 * NUM_RANKS  # 1740 cells per view, 60 per channel
 _PLANE = 4 * NUM_RANKS
 #: the thermometer plane (4 x 15, flattened) of every move's cards: history and to_beat planes are one lookup
-MOVE_PLANES = np.ascontiguousarray(
-    (np.arange(4)[:, None] < MOVE_COUNTS[:, None, :]).astype(np.int8).reshape(len(MOVE_COUNTS), _PLANE))
+#: (row NUM_MOVES, an empty plane, stands for an empty history slot)
+MOVE_PLANES = np.zeros((NUM_MOVES + 1, _PLANE), np.int8)
+MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, _PLANE)
+_EMPTY_SLOT = NUM_MOVES
 MOVE_PLANES.flags.writeable = False
-_K = np.arange(HISTORY)
 _R3_15 = _SEAT3 * NUM_RANKS
-# the 46 one-hot cells of a view: history seats (15), history passes (15), cards left (3), bids (3), first bidder,
-# doubling (3), redouble, phase, role, beat seat, bombs, rocket; see encode_fast
-_ONEHOT_MUL = np.array([NUM_RANKS] * 15 + [0] * 15 + [1] * 16, np.int64)
+# the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
+# role, beat seat, bombs, rocket; see encode_fast
+_ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
 _ONEHOT_OFF = np.concatenate([
-    CH_HISTORY_SEATS * _PLANE + _K, CH_HISTORY_SEATS * _PLANE + 3 * NUM_RANKS + _K,
     (CH_CARDS_LEFT + _SEAT3) * _PLANE, CH_BIDS * _PLANE + _R3_15, [CH_BIDS * _PLANE + 3 * NUM_RANKS],
     CH_DOUBLING * _PLANE + _R3_15, [CH_DOUBLING * _PLANE + 3 * NUM_RANKS],
     CH_STATUS * _PLANE + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * _PLANE + 4 * NUM_RANKS - 1],
@@ -86,82 +110,70 @@ _ONEHOT_OFF = np.concatenate([
 
 def encode_fast(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids,
                 first_bidder, doubling, redouble, phase, role, beat_seat, bombs, rocket, *,
-                to_beat_move=None, hist_moves=None) -> np.ndarray:
-    """:func:`ddz_env.observation.encode`, the same inputs and the same planes, ~2-4x faster.
+                to_beat_move=None, hist_moves=None, out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`ddz_env.observation.encode`: the same inputs, the same planes, several times faster.
 
     With ``to_beat_move`` (B,) / ``hist_moves`` (B, K) move ids given, ``to_beat`` /
-    ``hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`.
-    Every one-hot cell is written by one flat scatter (no 2-D ``nonzero``, which is slow).
+    ``hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`
+    (an empty history slot may hold any id whose plane is empty: 0 or ``NUM_MOVES``).
+    Card planes are four compares of whole arrays, one per thermometer row; the other
+    one-hot cells are written by one flat scatter (2-D ``np.nonzero`` is slow). ``out``: a
+    C-contiguous int8 array of B * 1740 cells to fill (every cell is written).
     """
     hand = np.asarray(hand)
     B = hand.shape[0]
-    obs = np.empty((B, _CELLS), np.int8)
+    if out is None:
+        obs = np.empty((B, _CELLS), np.int8)
+    else:
+        if out.dtype != np.int8 or out.size != B * _CELLS or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous int8 array of {B} x {_CELLS} cells")
+        obs = out.reshape(B, _CELLS)
     o4 = obs.reshape(B, NUM_CHANNELS, 4, NUM_RANKS)
     cards = np.empty((B, 6, NUM_RANKS), np.int8)
     cards[:, 0] = hand
     cards[:, 1] = unseen
     cards[:, 2] = bottom
     cards[:, 3:6] = played
-    v = o4[:, :6].view(bool)
+    v = o4.view(bool)
     for r in range(4):  # four compares of long runs beat one broadcast compare of 15-wide rows
-        np.greater(cards, r, out=v[:, :, r, :])
+        np.greater(cards, r, out=v[:, :6, r, :])
     if to_beat_move is not None:
-        obs[:, CH_TO_BEAT * _PLANE:(CH_TO_BEAT + 1) * _PLANE] = np.take(MOVE_PLANES, to_beat_move, axis=0)
+        obs[:, CH_TO_BEAT * _PLANE:(CH_TO_BEAT + 1) * _PLANE] = MOVE_PLANES.take(to_beat_move, axis=0)
     else:
         tb = np.asarray(to_beat)
         for r in range(4):
-            np.greater(tb, r, out=o4[:, CH_TO_BEAT, r, :].view(bool))
+            np.greater(tb, r, out=v[:, CH_TO_BEAT, r, :])
     if hist_moves is not None:
-        hm = np.asarray(hist_moves)
-        obs[:, CH_HISTORY * _PLANE:CH_HISTORY_SEATS * _PLANE] = np.take(
-            MOVE_PLANES, hm.reshape(-1), axis=0).reshape(B, HISTORY * _PLANE)
+        obs[:, CH_HISTORY * _PLANE:CH_HISTORY_SEATS * _PLANE] = MOVE_PLANES.take(
+            np.asarray(hist_moves).reshape(-1), axis=0).reshape(B, HISTORY * _PLANE)
     else:
         hc = np.asarray(hist_cards)
-        vh = o4[:, CH_HISTORY:CH_HISTORY_SEATS].view(bool)
         for r in range(4):
-            np.greater(hc, r, out=vh[:, :, r, :])
-    obs[:, CH_HISTORY_SEATS * _PLANE:] = 0
-    # one-hot cells: (cell, value) pairs, value 0 where a cell stays empty (pointing at a cell no one else sets);
-    # cell = raw * _ONEHOT_MUL + _ONEHOT_OFF, in int64 whatever the inputs' dtypes
-    raw = np.zeros((B, 46), np.int64)
-    val = np.empty((B, 46), np.int8)
+            np.greater(hc, r, out=v[:, CH_HISTORY:CH_HISTORY_SEATS, r, :])
+    # history seats: row r < 3 marks relative seat r (-1, an empty slot, matches no row); row 3 the passes
     hist_seat = np.asarray(hist_seat)
-    filled = hist_seat >= 0
-    raw[:, :15] = np.where(filled, hist_seat, 0)
-    val[:, :15] = filled
-    val[:, 15:30] = hist_pass
-    raw[:, 30:33] = cards_left
-    val[:, 30:33] = 1
-    bids = np.asarray(bids)
-    ok = bids >= 0
-    raw[:, 33:36] = np.where(ok, bids, 0)
-    val[:, 33:36] = ok
-    raw[:, 36] = first_bidder
-    val[:, 36] = 1
-    doubling = np.asarray(doubling)
-    ok = doubling >= 0
-    raw[:, 37:40] = np.where(ok, doubling, 0)
-    val[:, 37:40] = ok
-    redouble = np.asarray(redouble)
-    ok = redouble >= 0
-    raw[:, 40] = np.where(ok, redouble, 0)
-    val[:, 40] = ok
-    raw[:, 41] = phase
-    val[:, 41] = 1
-    role = np.asarray(role)
-    ok = role >= 0
-    raw[:, 42] = np.where(ok, role, 0)
-    val[:, 42] = ok
-    beat_seat = np.asarray(beat_seat)
-    ok = beat_seat >= 0
-    raw[:, 43] = np.where(ok, beat_seat, 0)
-    val[:, 43] = ok
-    raw[:, 44] = np.minimum(bombs, 13)
-    val[:, 44] = 1
-    val[:, 45] = rocket
+    for r in range(3):
+        np.equal(hist_seat, r, out=v[:, CH_HISTORY_SEATS, r, :])
+    v[:, CH_HISTORY_SEATS, 3, :] = hist_pass
+    obs[:, CH_CARDS_LEFT * _PLANE:] = 0
+    # the 16 other one-hot cells: cell = max(raw, 0) * _ONEHOT_MUL + _ONEHOT_OFF, set where raw >= 0
+    raw = np.empty((B, 16), np.int64)
+    raw[:, 0:3] = cards_left
+    raw[:, 3:6] = bids
+    raw[:, 6] = first_bidder
+    raw[:, 7:10] = doubling
+    raw[:, 10] = redouble
+    raw[:, 11] = phase
+    raw[:, 12] = role
+    raw[:, 13] = beat_seat
+    np.minimum(bombs, 13, out=raw[:, 14])
+    raw[:, 15] = rocket
+    raw[:, 15] -= 1  # -1 (no cell) without the rocket, else 0 (its fixed cell)
+    val = raw >= 0
+    np.maximum(raw, 0, out=raw)
     raw *= _ONEHOT_MUL
     raw += _ONEHOT_OFF
-    raw += (np.arange(B) * _CELLS)[:, None]
+    raw += (np.arange(0, B * _CELLS, _CELLS))[:, None]
     obs.reshape(-1)[raw.reshape(-1)] = val.reshape(-1)
     return o4
 
@@ -171,7 +183,8 @@ def encode_fast(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hi
 _CAND_PTR = np.concatenate([[0], np.cumsum(_EXT_BEATS.sum(axis=1))]).astype(np.int64)
 _CAND_GROUP = np.nonzero(_EXT_BEATS)[1].astype(np.int64)
 _CAND_BODY = _EXT_BODY[_CAND_GROUP]
-_RANK_IDX = np.arange(NUM_RANKS)
+_THERMO_FLAT = THERMO.ravel()
+_THERMO_OFF = np.arange(NUM_RANKS) * THERMO.shape[1]
 
 
 def _response_ids(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,22 +194,24 @@ def _response_ids(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray
     only those are tested instead of all ~300 (leads go through ``legal_ids_batch``).
     """
     B = hands.shape[0]
-    not_held = ~np.bitwise_or.reduce(THERMO[_RANK_IDX, hands], axis=1)  # moves.thermometer
+    if B == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    not_held = ~np.bitwise_or.reduce(_THERMO_FLAT.take(_THERMO_OFF + hands), axis=1)  # moves.thermometer
     h = MOVE_GROUP[last_moves]
     start = _CAND_PTR[h]
     n = _CAND_PTR[h + 1] - start
-    ends = np.cumsum(n)
-    rows = np.repeat(np.arange(B), n)
-    c = np.arange(int(ends[-1])) + np.repeat(start - (ends - n), n)
+    ends = n.cumsum()
+    rows = np.arange(B).repeat(n)
+    c = np.arange(int(ends[-1])) + (start - (ends - n)).repeat(n)
     ok = (_CAND_BODY[c] & not_held[rows]) == 0
     b = rows[ok]
     g = _CAND_GROUP[c[ok]]
     # from here on as legal_ids_batch: expand the surviving groups, test every move, then R13
     sizes = _EXT_SIZE[g]
-    ends = np.cumsum(sizes)
+    ends = sizes.cumsum()
     total = int(ends[-1]) if ends.size else 0
-    rows = np.repeat(b, sizes)
-    ids = np.arange(total, dtype=np.int64) + np.repeat(_EXT_START[g] - (ends - sizes), sizes)
+    rows = b.repeat(sizes)
+    ids = np.arange(total, dtype=np.int64) + (_EXT_START[g] - (ends - sizes)).repeat(sizes)
     ok = (MOVE_BITS[ids] & not_held[rows]) == 0
     bombs = bomb_rank_bits(hands)
     if bombs.any():
@@ -226,6 +241,7 @@ def random_legal_actions(starts: np.ndarray, ids: np.ndarray, rng: np.random.Gen
     """One uniformly random legal id per hand from compact sets (``legal_starts``, ``legal_ids``)."""
     counts = np.diff(starts)
     pick = starts[:-1] + (rng.random(counts.size) * counts).astype(np.int64)
+    np.minimum(pick, starts[1:] - 1, out=pick)  # (a draw of 1 - 2**-53 may round up to counts)
     return ids[pick]
 
 
@@ -275,8 +291,8 @@ class VectorDouDizhu:
         self.bombs = np.zeros(B, ip)
         self.rockets = np.zeros(B, ip)
         # ring buffer of the last HISTORY plays (passes included): the next one goes to hist_head
-        self.hist_moves = np.zeros((B, HISTORY), ip)
-        self.hist_seats = np.zeros((B, HISTORY), ip)  # -1: empty slot
+        self.hist_moves = np.zeros((B, HISTORY), np.int32)  # NUM_MOVES: empty slot
+        self.hist_seats = np.zeros((B, HISTORY), i8)  # -1: empty slot
         self.hist_head = np.zeros(B, ip)
         self.hand_count = np.zeros(B, ip)  # hands dealt so far in each slot (the current one included)
         self.void = np.zeros(B, bool)  # the last finished hand of each slot was void
@@ -286,7 +302,7 @@ class VectorDouDizhu:
         self._rows = self._ids = self._starts = None
         # flat views of the same memory, for 1-D fancy indexing by hand * 3 + seat (or hand * HISTORY + slot)
         self._b3 = self._b * 3
-        self._b15 = self._b * HISTORY
+        self._ring_base = (self._b * HISTORY)[:, None]
         self._hands2 = self.hands.reshape(-1, NUM_RANKS)
         self._played2 = self.played.reshape(-1, NUM_RANKS)
         self._n_cards1 = self.n_cards.reshape(-1)
@@ -354,7 +370,7 @@ class VectorDouDizhu:
         self.moves_made[slots] = 0
         self.bombs[slots] = 0
         self.rockets[slots] = 0
-        self.hist_moves[slots] = 0
+        self.hist_moves[slots] = _EMPTY_SLOT
         self.hist_seats[slots] = -1
         self.hist_head[slots] = 0
         self.hand_count[slots] += 1
@@ -425,15 +441,14 @@ class VectorDouDizhu:
         self._fresh = False
 
         phase = self.phase
-        s = self.current_player
         done = np.zeros(B, bool)
         void = np.zeros(B, bool)
         winner = np.full(B, -1, np.int64)
-        play = np.flatnonzero(phase == _PLAY)
+        play = (phase == _PLAY).nonzero()[0]
         if play.size < B:
-            bid_i = np.flatnonzero(phase == _BID)
-            dbl_i = np.flatnonzero(phase == _DOUBLE)
-            red_i = np.flatnonzero(phase == _REDOUBLE)
+            bid_i = (phase == _BID).nonzero()[0]
+            dbl_i = (phase == _DOUBLE).nonzero()[0]
+            red_i = (phase == _REDOUBLE).nonzero()[0]
         else:
             bid_i = dbl_i = red_i = None
         # the phase index sets are fixed before any change: a hand moves at most one step
@@ -451,7 +466,7 @@ class VectorDouDizhu:
         rewards = np.zeros((B, 3), np.float32)
         final = np.zeros((B, 3), np.int64)
         info: dict[str, Any] = {}
-        won = np.flatnonzero(winner >= 0)
+        won = (winner >= 0).nonzero()[0]
         done[won] = True
         done |= void
         info_landlord = np.full(B, -1, np.int64)
@@ -482,10 +497,10 @@ class VectorDouDizhu:
         info["landlord"] = info_landlord
         info["spring"] = spring_out
         info["anti_spring"] = anti_out
-        ended = np.flatnonzero(done)
+        ended = done.nonzero()[0]
         if ended.size:
             self.void[ended] = void[ended]
-            vi = np.flatnonzero(void)
+            vi = void.nonzero()[0]
             if vi.size:  # R4: after a void hand the next seat bids first
                 self._next_first_bidder[vi] = (self.first_bidder[vi] + 1) % NUM_SEATS
             self._deal(ended)
@@ -552,7 +567,7 @@ class VectorDouDizhu:
         """Every play-phase hand at once: a pass is the move of no cards, so one update serves both."""
         s = self.current_player[idx]
         flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
-        cards = np.take(MOVE_COUNTS, m, axis=0)
+        cards = MOVE_COUNTS.take(m, axis=0)
         self._hands2[flat] -= cards
         self._played2[flat] += cards
         self.played_total[idx] += cards
@@ -595,37 +610,38 @@ class VectorDouDizhu:
         phase = self.phase
         cur = self.current_player
         is_play = phase == _PLAY
-        lead = np.flatnonzero(is_play & (self.last_move == PASS))
-        resp = np.flatnonzero(self.last_move != PASS)  # (last_move is 0 outside the play phase)
+        lead = (is_play & (self.last_move == PASS)).nonzero()[0]
+        resp = (self.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
         parts = []
         if lead.size:
-            parts.append((lead, *legal_ids_batch(self._hands2[lead * 3 + cur[lead]], self.last_move[lead])))
+            lead_hands = self._hands2[lead * 3 + cur[lead]]
+            parts.append((lead, *legal_ids_batch(lead_hands, self.last_move[lead], validate=False)))
         if resp.size:
             parts.append((resp, *_response_ids(self._hands2[resp * 3 + cur[resp]], self.last_move[resp])))
         counts = np.zeros(B, np.int64)
         for gidx, prow, _ in parts:
             counts[gidx] = np.bincount(prow, minlength=gidx.size)
-        other = np.flatnonzero(~is_play)
+        other = (~is_play).nonzero()[0]
         if other.size:  # bid: pass, then bid + 1 .. 3 (R3); double / redouble: no, yes
             ph = phase[other]
             counts[other] = np.where(ph == _BID, 4 - self.bid[other], 2)
         starts = np.zeros(B + 1, np.int64)
-        np.cumsum(counts, out=starts[1:])
+        counts.cumsum(out=starts[1:])
         ids = np.empty(int(starts[-1]), np.int64)
-        rows = np.repeat(self._b, counts)
+        rows = self._b.repeat(counts)
         for gidx, prow, pids in parts:
             sub = counts[gidx]
             # entry j of part row i goes to starts[gidx[i]] + (j - first entry of row i in the part)
-            ids[np.arange(pids.size) + np.repeat(starts[gidx] - (np.cumsum(sub) - sub), sub)] = pids
+            ids[np.arange(pids.size) + (starts[gidx] - (sub.cumsum() - sub)).repeat(sub)] = pids
         if other.size:
             ph = phase[other]
             c = counts[other]
             n = int(c.sum())
-            r = np.repeat(other, c)
-            offset = np.arange(n) - np.repeat(np.cumsum(c) - c, c)
+            r = other.repeat(c)
+            offset = np.arange(n) - (c.cumsum() - c).repeat(c)
             base = np.where(ph == _BID, BID_PASS, np.where(ph == _DOUBLE, NO_DOUBLE, NO_REDOUBLE))
             step_bid = np.where((self.phase[r] == _BID) & (offset > 0), self.bid[r], 0)
-            ids[np.repeat(starts[other], c) + offset] = np.repeat(base, c) + offset + step_bid
+            ids[starts[other].repeat(c) + offset] = base.repeat(c) + offset + step_bid
         for x in (rows, ids, starts):
             x.flags.writeable = False
         self._rows, self._ids, self._starts = rows, ids, starts
@@ -662,6 +678,15 @@ class VectorDouDizhu:
         """Dense (B, NUM_ACTIONS) int8 masks of the current legal sets."""
         return expand_mask(self._rows, self._ids, self.num_envs, out=out)
 
+    def default_actions(self) -> np.ndarray:
+        """R20's timeout action of every hand (as ``Game.default_action``): bid pass, no double,
+        no redouble; in play pass when responding, else lead the smallest single."""
+        phase = self.phase
+        a = np.where(phase == _BID, BID_PASS, np.where(phase == _DOUBLE, NO_DOUBLE, NO_REDOUBLE))
+        hand = self._hands2[self._b3 + self.current_player]
+        lowest = 1 + (hand > 0).argmax(axis=1)  # single moves have ids 1..15 in rank order
+        return np.where(phase == _PLAY, np.where(self.last_move != PASS, PASS, lowest), a)
+
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per hand."""
         return random_legal_actions(self._starts, self._ids, rng)
@@ -676,36 +701,45 @@ class VectorDouDizhu:
             o = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
             if o.size and (o.min() < 0 or o.max() > 2):
                 raise ValueError(f"seats are 0, 1, 2, got {seat!r}")
-        b3 = self._b3
-        order = (o[:, None] + _SEAT3) % NUM_SEATS  # relative seat -> absolute seat
-        flat = b3[:, None] + order  # rows of the (B * 3, ...) views
-        own = flat[:, 0]
-        hand = np.take(self._hands2, own, axis=0)
-        played = np.take(self._played2, flat.reshape(-1), axis=0).reshape(B, 3, NUM_RANKS)
-        revealed = self.bottom_revealed
-        bottom = self.bottom * revealed[:, None]
-        lord = self.landlord
-        unseen = MAX_COUNTS - hand - self.played_total
-        sees_lord = revealed & (lord != o)  # the known bottom cards the landlord still holds
-        if sees_lord.any():
-            k = np.flatnonzero(sees_lord)
-            unseen[k] -= np.maximum(self.bottom[k] - self._played2[k * 3 + lord[k]], 0)
-        last = self.last_move  # 0 outside the play phase
-        ring = self._b15[:, None] + (self.hist_head[:, None] - _HIST_BACK) % HISTORY
-        hm = np.take(self.hist_moves, ring)
-        hs = np.take(self.hist_seats, ring)
-        filled = hs >= 0
-        hist_seat = np.where(filled, (hs - o[:, None]) % NUM_SEATS, -1)
-        hist_pass = filled & (hm == PASS)
-        cards_left = np.take(self.n_cards, flat)
-        bids = np.take(self.bids, flat)
-        dbl = np.take(self.double_choice, flat)
-        dbl = np.where(self.doubles_revealed[:, None] | (_SEAT3 == 0), dbl, -1)  # R5: own choice at once
-        role = np.where(lord >= 0, (o - lord) % NUM_SEATS, -1)
-        beat_seat = np.where(last != PASS, (self.last_mover - o) % NUM_SEATS, -1)
-        return encode_fast(hand, unseen, bottom, played, None, None, hist_seat, hist_pass, cards_left, bids,
-                           (self.first_bidder - o) % NUM_SEATS, dbl, self.redouble_choice, self.phase, role,
-                           beat_seat, self.bombs, self.rockets > 0, to_beat_move=last, hist_moves=hm)
+        obs = np.empty((B, _CELLS), np.int8)
+        # in chunks: the temporaries of a few thousand views stay in the caches
+        for lo in range(0, B, _OBS_CHUNK):
+            hi = min(lo + _OBS_CHUNK, B)
+            self._observe_into(obs[lo:hi], lo, hi, o[lo:hi])
+        return obs.reshape((B,) + OBS_SHAPE)
+
+    def _observe_into(self, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
+        """Views of hands lo..hi-1 by seats ``o``: encode_fast's inputs from the arrays, as observe_game builds them."""
+        n = hi - lo
+        b3 = self._b3[:n]
+        hands2 = self._hands2[3 * lo:3 * hi]
+        played2 = self._played2[3 * lo:3 * hi]
+        flat = b3[:, None] + _ORDER.take(o, axis=0)  # rows of (hand, relative seat 0, 1, 2)
+        hand = hands2.take(flat[:, 0], axis=0)
+        played = played2.take(flat, axis=0)
+        lord = self.landlord[lo:hi]
+        bottom = self.bottom[lo:hi] * self.bottom_revealed[lo:hi, None]
+        # unseen: deck - own - played - the known bottom cards the landlord still holds (seen by the others)
+        known = bottom - played2.take(b3 + np.maximum(lord, 0), axis=0)
+        np.maximum(known, 0, out=known)
+        known *= (lord != o)[:, None]
+        unseen = MAX_COUNTS - hand
+        unseen -= self.played_total[lo:hi]
+        unseen -= known
+        last = self.last_move[lo:hi]  # 0 outside the play phase
+        ring = self._ring_base[:n] + _RING.take(self.hist_head[lo:hi], axis=0)  # most recent first
+        hm = self.hist_moves[lo:hi].take(ring)
+        o41 = o * 4 + 1
+        hist_seat = _REL.take(o41[:, None] + self.hist_seats[lo:hi].take(ring))
+        dbl = self.double_choice[lo:hi].take(flat)
+        dbl[:, 1:] |= np.where(self.doubles_revealed[lo:hi], 0, -1)[:, None]  # R5: the others' once both chose
+        beat_mover = np.where(last != PASS, self.last_mover[lo:hi], -1)
+        encode_fast(
+            hand, unseen, bottom, played, None, None, hist_seat, hm == PASS, self.n_cards[lo:hi].take(flat),
+            self.bids[lo:hi].take(flat), _REL.take(o41 + self.first_bidder[lo:hi]), dbl,
+            self.redouble_choice[lo:hi], self.phase[lo:hi], _ROLE.take(o41 + lord),
+            _REL.take(o41 + beat_mover), self.bombs[lo:hi], self.rockets[lo:hi] > 0,
+            to_beat_move=last, hist_moves=hm, out=out)
 
     def _obs_dict(self, observe: bool) -> dict[str, Any]:
         return {
@@ -723,4 +757,4 @@ class VectorDouDizhu:
 
 VectorEnv = VectorDouDizhu
 
-__all__ = ["VectorDouDizhu", "VectorEnv", "expand_mask", "random_legal_actions"]
+__all__ = ["VectorDouDizhu", "VectorEnv", "expand_mask", "random_legal_actions", "encode_fast", "MOVE_PLANES"]

@@ -104,7 +104,12 @@ def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True,
                 views = vec.observe(seat)
                 for b, g in enumerate(games):
                     np.testing.assert_array_equal(views[b], observe_game(g, seat), err_msg=f"seat {seat} hand {b}")
+        defaults = vec.default_actions()
+        for b, g in enumerate(games):
+            assert defaults[b] == g.default_action()  # R20
         actions = np.array([_choose(g, vec.legal_actions(b), policy[b], rng) for b, g in enumerate(games)])
+        if t % 23 == 5:
+            actions = defaults  # the timeout actions are legal moves too
         obs, rewards, done, info = vec.step(actions)
         assert rewards.shape == (B, 3) and rewards.dtype == np.float32
         for b, g in enumerate(games):
@@ -154,7 +159,7 @@ def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True,
 
 
 # ---------------------------------------------------------------------------- equivalence with Game
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_equivalence_with_game_full_rules(seed):
     seen = _run_equivalence(seed, B=8, steps=400, check_all_seats_every=37)
     assert seen["hands"] >= 20
@@ -189,6 +194,14 @@ def test_equivalence_batch_of_one_and_odd_sizes():
     _run_equivalence(42, B=3, steps=200, check_all_seats_every=11)
 
 
+def test_observation_chunks(monkeypatch):
+    """Big batches are encoded in chunks: the chunk edges must not show."""
+    import ddz_env.vector as vector
+
+    monkeypatch.setattr(vector, "_OBS_CHUNK", 3)
+    _run_equivalence(51, B=8, steps=120, check_all_seats_every=17)
+
+
 def test_no_observation_mode_same_play():
     """``observe=False`` skips the planes and changes nothing else."""
     a, b = VectorDouDizhu(16, seed=5), VectorDouDizhu(16, seed=5)
@@ -205,10 +218,6 @@ def test_no_observation_mode_same_play():
 
 
 # ---------------------------------------------------------------------------- equivalence with the AEC env
-def _aec_mask(env, agent):
-    return env.observe(agent)["action_mask"]
-
-
 def test_equivalence_with_aec_env_from_slot_seeds():
     """AEC envs seeded with the slots' seeds (then reset without a seed) replay the slots hand by hand."""
     B = 6

@@ -1,0 +1,152 @@
+"""Head-to-head evaluation of two agents on the same seeded deals (``evaluate.py`` is its CLI).
+
+Modes:
+
+* ``"duplicate"`` (default): every deal is played under the six seatings of two agents
+  over three seats, AAB ABA BAA BBA BAB ABB, with bidding and doubling on, so the luck
+  of the cards cancels: each agent holds every seat, alone and in pairs, on every deal.
+* ``"fixed-landlord"``: bidding and doubling off (the DouZero / RLCard protocol): on every
+  deal A is landlord (at bid 1) against B as both farmers, then the same deal with the
+  sides swapped; WP and ADP per side, to set beside published tables.
+
+Hands are recorded (``arena.FIELDS``) and merged in deal order, and every figure is
+computed from the merged records (``stats.py``), so a run is a function of the seed and
+the agents alone: ``workers=N`` gives the numbers of ``workers=1``.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import os
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from ddz_env.env import raw_env
+
+from .arena import FIELDS, make_deal, play_hand
+from .loader import load
+from .stats import summarize, summarize_fixed
+
+DUPLICATE_SEATINGS = ("AAB", "ABA", "BAA", "BBA", "BAB", "ABB")
+MODES = ("duplicate", "fixed-landlord")
+AgentSpec = Any  # a registered name, a checkpoint path, or an agent object
+
+
+def _resolve(spec: AgentSpec):
+    """An agent object from a spec (a name or path is loaded; an object is used as is)."""
+    if isinstance(spec, (str, os.PathLike)):
+        return load(spec)
+    if not callable(getattr(spec, "act", None)):
+        raise TypeError(f"an agent is a name, a checkpoint path or an object with act(observation, env); "
+                        f"got {spec!r}")
+    return spec
+
+
+def _label(spec: AgentSpec) -> str:
+    return os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else repr(spec)
+
+
+_CACHE: dict[str, Any] = {}  # per process: the seat copies of the agents of the current run
+_RUNS = itertools.count()
+
+
+def _play_chunk(task: tuple) -> np.ndarray:
+    """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
+    run, spec_a, spec_b, seed, mode, doubling, start, stop = task
+    if _CACHE.get("run") != run:  # agents load once per run and process, one copy per seat
+        agent_a, agent_b = _resolve(spec_a), _resolve(spec_b)
+        _CACHE.clear()
+        _CACHE["run"] = run
+        _CACHE["seats"] = ([copy.deepcopy(agent_a) for _ in range(3)], [copy.deepcopy(agent_b) for _ in range(3)])
+    seats_a, seats_b = _CACHE["seats"]
+    fixed = mode == "fixed-landlord"
+    env = raw_env(bidding=not fixed, doubling=doubling and not fixed)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(start, stop):
+            d = make_deal(seed, i)
+            if fixed:  # seating 0: A landlord at the deal's landlord seat, B farmers; seating 1: swapped
+                patterns = ["".join("A" if s == d.first_bidder else "B" for s in range(3)),
+                            "".join("B" if s == d.first_bidder else "A" for s in range(3))]
+            else:
+                patterns = DUPLICATE_SEATINGS
+            for k, p in enumerate(patterns):
+                players = [seats_a[s] if c == "A" else seats_b[s] for s, c in enumerate(p)]
+                names = ["A" if c == "A" else "B" for c in p]
+                rows.append(play_hand(env, players, d, seed, i, k, names))
+    return np.array(rows, dtype=np.int64).reshape(-1, len(FIELDS))
+
+
+def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
+    size = max(1, min(50, -(-deals // (workers * 8))))
+    return [(s, min(s + size, deals)) for s in range(0, deals, size)]
+
+
+def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
+                workers: int = 1, doubling: bool = True,
+                on_progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order."""
+    run = f"{os.getpid()}-{next(_RUNS)}"
+    tasks = [(run, a, b, seed, mode, doubling, s, e) for s, e in _chunks(deals, workers)]
+    per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
+    parts = []
+    if workers == 1:
+        for t in tasks:
+            parts.append(_play_chunk(t))
+            if on_progress:
+                on_progress((t[7] - t[6]) * per_deal)
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for t, part in zip(tasks, pool.imap(_play_chunk, tasks)):  # imap keeps the task order
+                parts.append(part)
+                if on_progress:
+                    on_progress((t[7] - t[6]) * per_deal)
+    return np.concatenate(parts)
+
+
+def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
+             workers: int = 1, doubling: bool = True, progress: bool = False) -> dict:
+    """Play ``a`` against ``b`` on ``deals`` seeded deals and return every figure (JSON-ready).
+
+    ``a`` / ``b``: a registered name (``"rule"``, ``"random"``), a checkpoint path, or an agent
+    object (picklable when ``workers > 1``). ``doubling=False`` turns the doubling phases
+    off in duplicate mode (fixed-landlord mode never doubles). ``progress`` shows a tqdm bar.
+    See ``agents/stats.py`` for what each figure means.
+    """
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    deals, workers, seed = int(deals), int(workers), int(seed)
+    for spec in (a, b):  # fail fast, in this process, on an unknown name or a bad checkpoint
+        _resolve(spec)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
+        bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
+    try:
+        records = run_records(a, b, deals, seed, mode, workers, doubling, bar.update if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = summarize_fixed(records) if mode == "fixed-landlord" else summarize(records, DUPLICATE_SEATINGS)
+    return {
+        "config": {"a": _label(a), "b": _label(b), "deals": deals, "seed": seed, "mode": mode,
+                   "workers": workers, "doubling": bool(doubling and mode == "duplicate"),
+                   "bidding": mode == "duplicate"},
+        **summary,
+    }
+
+
+__all__ = ["evaluate", "run_records", "DUPLICATE_SEATINGS", "MODES"]

@@ -1,0 +1,109 @@
+"""``load("random" | "rule" | path)``: an agent by name, or from a checkpoint file.
+
+A checkpoint is a file ``torch.save`` wrote, holding a dict with at least
+``"agent"``: the registered name of the agent kind that reads it. Other keys belong
+to that kind (for a learned agent, typically ``"config"`` and ``"state_dict"``).
+Loading uses ``torch.load(weights_only=True)``: plain tensors and containers only,
+never arbitrary pickled code.
+
+Agent kinds register a factory ``factory(checkpoint: dict) -> Agent``; the built-in
+names call it with ``{"agent": name, "config": kwargs}``. A later agent (the DMC
+agent) plugs in with ``register("dmc", DMCAgent.from_checkpoint)``.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from .base import Agent
+from .random_agent import RandomAgent
+from .rule_agent import RuleAgent
+
+Factory = Callable[[dict], Agent]
+_REGISTRY: dict[str, Factory] = {}
+
+
+def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
+    """Make ``load(name)`` and checkpoints whose ``"agent"`` is ``name`` build agents with ``factory``."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"an agent name is a non-empty string, got {name!r}")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"agent {name!r} is already registered (pass overwrite=True to replace it)")
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    """The registered agent names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def _config(checkpoint: dict) -> dict:
+    cfg = checkpoint.get("config", {}) or {}
+    if not isinstance(cfg, dict):
+        raise ValueError(f"checkpoint 'config' must be a dict, got {type(cfg).__name__}")
+    return cfg
+
+
+register("random", lambda ck: RandomAgent(**_config(ck)))
+register("rule", lambda ck: RuleAgent(**_config(ck)))
+
+
+def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
+    """An agent from a registered name (``kwargs`` go to its constructor) or a checkpoint path.
+
+    Raises ``ValueError`` for a bare word that is no registered name (``"rul"``),
+    ``FileNotFoundError`` for a path with no file there, and ``ValueError`` for a file that
+    is corrupt or not a ddz-env checkpoint.
+    """
+    if isinstance(spec, str) and spec in _REGISTRY:
+        return _REGISTRY[spec]({"agent": spec, "config": kwargs})
+    if not isinstance(spec, (str, os.PathLike)):
+        raise TypeError(f"an agent spec is a name or a checkpoint path, got {type(spec).__name__}: {spec!r}")
+    path = os.fspath(spec)
+    if not os.path.isfile(path):
+        if os.path.isdir(path):
+            raise FileNotFoundError(f"checkpoint {path!r} is a directory, not a checkpoint file")
+        if _looks_like_name(path):
+            raise ValueError(f"unknown agent {path!r}: the registered agents are {', '.join(registered())}; "
+                             f"anything else must be the path of an existing checkpoint file")
+        raise FileNotFoundError(f"checkpoint {path!r} not found (no such file; the registered agents are "
+                                f"{', '.join(registered())})")
+    checkpoint = read_checkpoint(path)
+    name = checkpoint["agent"]
+    if name not in _REGISTRY:
+        raise ValueError(f"checkpoint {path!r} is for agent {name!r}, which is not registered "
+                         f"(registered: {', '.join(registered())}); import the module that registers it")
+    return _REGISTRY[name](checkpoint)
+
+
+def _looks_like_name(text: str) -> bool:
+    """A bare word (no folder, no extension): meant as an agent name rather than a file."""
+    seps = {os.sep, os.altsep} - {None}
+    return not any(c in text for c in seps) and "." not in text
+
+
+def read_checkpoint(path: str | os.PathLike) -> dict:
+    """The checkpoint dict of a file; ``ValueError`` if it is corrupt or not a ddz-env checkpoint."""
+    import torch  # only checkpoints need torch
+
+    try:
+        checkpoint = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds (UnpicklingError, RuntimeError, EOFError...)
+        raise ValueError(f"{os.fspath(path)!r} is corrupt or not a ddz-env checkpoint: torch.load failed "
+                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+    if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("agent"), str):
+        got = f"a dict with keys {sorted(map(str, checkpoint))}" if isinstance(checkpoint, dict) \
+            else type(checkpoint).__name__
+        raise ValueError(f"{os.fspath(path)!r} is corrupt or not a ddz-env checkpoint: expected a dict with "
+                         f"an 'agent' name, got {got}")
+    return checkpoint
+
+
+def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None:
+    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back."""
+    import torch
+
+    torch.save({"agent": agent, **content}, os.fspath(path))
+
+
+__all__ = ["load", "register", "registered", "read_checkpoint", "save_checkpoint"]

@@ -1,0 +1,205 @@
+"""A deterministic heuristic player: bids on hand strength, plays by its plan.
+
+Bid, double, redouble: a win-probability estimate from the 17 cards held
+(:func:`win_chance`: jokers, 2s, aces, bombs and the number of moves the hand needs,
+a logistic fit to rule-vs-rule hands, see ``agents/calibrate.py``).
+
+Play, from the plan of :mod:`agents.hand` (fewest moves):
+
+* lead: a move that ends the hand; else, when all but one of the plan's moves are
+  sure winners (nothing unseen can beat them), a sure winner; else feed a partner
+  who is about to go out; else the weakest group (lowest rank, longest first),
+  keeping away from singles (pairs) when an opponent holds one card (two);
+* respond: pass on a partner's move unless it ends the hand; else the cheapest
+  move that beats (least damage to the plan, then the lowest rank), breaking a
+  group only when it costs little or an opponent is about to go out; bombs and the
+  rocket only to win the hand or to stop an opponent about to go out.
+
+It uses only its seat's view (:mod:`agents.view`), so it never sees hidden cards;
+it is deterministic: the same view gives the same action.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
+from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
+from ddz_env.legal import _legal_ids_one
+from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
+
+from .base import legal_ids
+from .hand import move_of, plan, plan_cost
+from .view import LANDLORD, View, decode
+
+_BID, _DOUBLE, _REDOUBLE, _PLAY = 0, 1, 2, 3
+_BOMBISH = (MoveType.BOMB, MoveType.ROCKET)
+#: logistic model of the landlord's win chance from its 17 cards before the bottom
+#: (intercept, rocket, red joker alone, black joker alone, 2s, aces, bombs, plan moves); fitted
+#: by ``agents/calibrate.py`` on rule-vs-rule hands with a fixed landlord
+LANDLORD_WEIGHTS = (0.124, 2.2, 1.38, 1.04, 0.427, 0.196, 0.0859, -0.205)
+#: the same for the farmers' win chance from one farmer's 17 cards
+FARMER_WEIGHTS = (0.364, 1.52, 0.735, 0.564, 0.252, 0.12, 0.36, -0.183)
+
+
+def features(hand: np.ndarray) -> tuple[float, ...]:
+    """(1, rocket, red joker alone, black joker alone, 2s, aces, bombs, plan moves) of a hand."""
+    r, b = int(hand[RED_JOKER]), int(hand[BLACK_JOKER])
+    bombs = int((hand[:TWO + 1] == 4).sum())
+    return (1.0, float(r and b), float(r and not b), float(b and not r), float(hand[TWO]), float(hand[ACE]),
+            float(bombs), float(plan(hand).n_moves))
+
+
+def win_chance(hand: np.ndarray, as_landlord: bool) -> float:
+    """Estimated chance that the side of a 17-card hand wins it, as landlord or as farmer."""
+    w = LANDLORD_WEIGHTS if as_landlord else FARMER_WEIGHTS
+    z = sum(a * x for a, x in zip(w, features(hand)))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+class RuleAgent:
+    """Heuristic Dou Dizhu player (see the module docstring); deterministic, no hidden information.
+
+    ``bid_at``: win-chance thresholds for bids 1, 2, 3; ``double_at`` / ``redouble_at``:
+    the farmers' / landlord's win chance needed to double / redouble.
+    """
+
+    name = "rule"
+    #: extra moves (plan cost) the agent accepts to beat an opponent's move when not in danger
+    break_allowance = 1.0
+    #: an opponent holding this many cards or fewer is about to go out
+    danger_cards = 2
+    #: ... and so is the opponent who made the move to beat when holding this many or fewer
+    danger_mover_cards = 4
+    #: kicker variants tried per body when responding (the lowest kickers come first)
+    kicker_variants = 6
+
+    def __init__(self, bid_at: tuple[float, float, float] = (0.45, 0.55, 0.65), double_at: float = 0.62,
+                 redouble_at: float = 0.62):
+        self.bid_at = tuple(bid_at)
+        self.double_at = double_at
+        self.redouble_at = redouble_at
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset: the agent keeps no state between decisions."""
+
+    def __repr__(self) -> str:
+        return f"RuleAgent(bid_at={self.bid_at}, double_at={self.double_at}, redouble_at={self.redouble_at})"
+
+    # ------------------------------------------------------------------ entry point
+    def act(self, observation: dict[str, np.ndarray], env: Any = None) -> int:
+        legal = legal_ids(observation, env)
+        if legal.size == 0:
+            raise ValueError("RuleAgent.act: no legal action (is this seat on turn?)")
+        if legal.size == 1:
+            return int(legal[0])
+        view = decode(observation["observation"])
+        if view.phase == _BID:
+            return self._bid(view, legal)
+        if view.phase == _DOUBLE:
+            return DOUBLE if win_chance(view.hand, False) >= self.double_at else NO_DOUBLE
+        if view.phase == _REDOUBLE:
+            return REDOUBLE if win_chance(view.hand, True) >= self.redouble_at else NO_REDOUBLE
+        a = self._play(view, legal)
+        if not np.any(legal == a):  # a safety net: never happens by construction
+            a = int(legal[0])
+        return int(a)
+
+    # ------------------------------------------------------------------ bidding
+    def _bid(self, view: View, legal: np.ndarray) -> int:
+        p = win_chance(view.hand, True)
+        want = sum(1 for t in self.bid_at if p >= t)
+        a = BID_PASS + want
+        return a if want > 0 and np.any(legal == a) else BID_PASS
+
+    # ------------------------------------------------------------------ play
+    def _play(self, view: View, legal: np.ndarray) -> int:
+        n = view.n_cards
+        moves = legal[legal != PASS]
+        finish = moves[MOVE_NCARDS[moves] == n]
+        if finish.size:  # the whole hand in one move wins it
+            return int(finish[0])
+        if view.to_beat == PASS:
+            return self._lead(view, legal)
+        if view.beat_seat == view.partner:
+            return PASS  # never overplay a partner who is winning the trick
+        return self._respond(view, moves)
+
+    def _beatable(self, view: View, m: int) -> bool:
+        """Whether an opponent might beat move ``m`` (from the unseen cards and the cards they hold)."""
+        ids = _legal_ids_one(view.others, m)
+        ids = ids[ids != PASS]
+        return bool(ids.size) and bool((MOVE_NCARDS[ids] <= view.max_opponent_left()).any())
+
+    def _lead(self, view: View, legal: np.ndarray) -> int:
+        p = plan(view.hand)
+        moves = list(p.moves)
+        # run out: all but one move are sure winners -> play the sure ones first (ordinary before bombs)
+        if len(moves) <= 4:
+            sure = [m for m in moves if not self._beatable(view, m)]
+            if len(moves) - len(sure) <= 1 and sure:
+                sure.sort(key=lambda m: (MOVE_TYPE[m] in _BOMBISH, MOVE_RANK[m]))
+                return sure[0]
+        partner = view.partner
+        if partner == 1 and view.left[partner] <= 2:  # partner acts next and is about to go out
+            k = view.left[partner]
+            lows = [r for r in range(15) if view.hand[r] >= k]
+            if lows:
+                m = np.zeros(15, dtype=np.int8)
+                m[lows[0]] = k
+                return move_of(m)
+        ordinary = [m for m in moves if MOVE_TYPE[m] not in _BOMBISH] or moves
+        danger = view.min_opponent_left()
+        if danger <= 2:  # an opponent with one card cannot follow a pair, one with two cannot follow a trio
+            avoid = MoveType.SINGLE if danger == 1 else MoveType.PAIR
+            safe = [m for m in ordinary if MOVE_TYPE[m] != avoid]
+            if safe:
+                ordinary = safe
+            else:  # only such moves left: lead the highest, it is the least likely to be beaten
+                return max(ordinary, key=lambda m: MOVE_RANK[m])
+        low = [m for m in ordinary if MOVE_RANK[m] < TWO or MOVE_TYPE[m] not in (MoveType.SINGLE, MoveType.PAIR)]
+        return min(low or ordinary, key=lambda m: (MOVE_RANK[m], -int(MOVE_NCARDS[m])))
+
+    def _respond(self, view: View, moves: np.ndarray) -> int:
+        hand = view.hand
+        base = plan_cost(hand)
+        danger = (view.min_opponent_left() <= self.danger_cards
+                  or view.left[view.beat_seat] <= self.danger_mover_cards)
+        ordinary = moves[~np.isin(MOVE_TYPE[moves], _BOMBISH)]
+        best, best_key = PASS, None
+        if ordinary.size:
+            # a few kicker choices per body (the lowest kickers come first in id order)
+            groups = MOVE_GROUP[ordinary]
+            keep = np.ones(ordinary.size, dtype=bool)
+            for g in np.unique(groups):
+                idx = np.flatnonzero(groups == g)
+                keep[idx[self.kicker_variants:]] = False
+            for m in ordinary[keep]:
+                delta = plan_cost(hand - MOVE_COUNTS[m]) - (base - 1)
+                key = (round(delta, 6), int(MOVE_RANK[m]), int(m))
+                if best_key is None or key < best_key:
+                    best, best_key = int(m), key
+            allowed = math.inf if danger else self.break_allowance + 1e-9
+            if best_key is not None and best_key[0] <= allowed:
+                return best
+        bombs = moves[np.isin(MOVE_TYPE[moves], _BOMBISH)]
+        if bombs.size:
+            bomb = int(bombs[0])  # ids order bombs by rank, the rocket last
+            if danger or self._wins_after(view, bomb):
+                return bomb
+        return PASS
+
+    def _wins_after(self, view: View, bomb: int) -> bool:
+        """Whether playing ``bomb`` now likely wins the hand: unbeatable, then at most one move that is not."""
+        if self._beatable(view, bomb):
+            return False
+        rest = view.hand - MOVE_COUNTS[bomb]
+        moves = plan(rest).moves
+        if len(moves) > 3:
+            return False
+        return sum(1 for m in moves if self._beatable(view, m)) <= 1
+
+
+__all__ = ["RuleAgent", "win_chance", "features", "LANDLORD_WEIGHTS", "FARMER_WEIGHTS"]
