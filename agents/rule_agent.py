@@ -68,11 +68,11 @@ class RuleAgent:
 
     name = "rule"
     #: extra moves (plan cost) the agent accepts to beat an opponent's move when not in danger
-    break_allowance = 1.0
+    break_allowance = 2.0
     #: an opponent holding this many cards or fewer is about to go out
     danger_cards = 2
     #: ... and so is the opponent who made the move to beat when holding this many or fewer
-    danger_mover_cards = 4
+    danger_mover_cards = 6
     #: kicker variants tried per body when responding (the lowest kickers come first)
     kicker_variants = 6
 

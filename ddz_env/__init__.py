@@ -1,7 +1,8 @@
 """ddz-env: Dou Dizhu (the 2016 competitive rulebook) for reinforcement learning.
 
 Layers: ``cards`` -> ``moves`` (the move table) -> ``legal`` (vectorized legality) ->
-``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC).
+``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC) and
+``vector`` (B hands stepped as arrays).
 Importing the package registers ``ddz/dou_dizhu-v0`` with PettingZoo's registry.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .env import env, raw_env
 from .game import Game, IllegalActionError, Phase
 from .legal import legal_mask, legal_mask_batch, legal_moves
 from .moves import NUM_MOVES, MoveType, classify, move_id, move_to_string
+from .vector import VectorDouDizhu, VectorEnv
 
 ENV_ID = "ddz/dou_dizhu-v0"
 
@@ -31,5 +33,5 @@ __version__ = "0.1.0"
 __all__ = [
     "env", "raw_env", "Game", "Phase", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
     "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",
-    "legal_moves", "action_to_string", "action_from_string", "ENV_ID",
+    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv",
 ]

@@ -112,6 +112,8 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray, validate: bool = 
     if hands.shape[0] == 1:  # one hand: the single-hand path has less overhead
         ids = _legal_ids_one(hands[0], int(last_moves[0]))
         return np.zeros(ids.size, dtype=np.int64), ids
+    if last_moves.size and last_moves.min() > 0:  # all respond: only the groups that beat the table
+        return response_ids_batch(hands, last_moves)
     hand_bits = thermometer(hands)
     not_held = ~hand_bits
     groups_ok = (_EXT_BODY[None, :] & not_held[:, None]) == 0
@@ -122,6 +124,44 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray, validate: bool = 
     total = int(ends[-1]) if ends.size else 0
     rows = np.repeat(b, sizes)
     ids = np.arange(total, dtype=np.int64) + np.repeat(_EXT_START[g] - (ends - sizes), sizes)
+    ok = (MOVE_BITS[ids] & not_held[rows]) == 0
+    bombs = bomb_rank_bits(hands)
+    if bombs.any():
+        ok &= (FOUR_KICKER_RANKS[ids] & bombs[rows]) == 0
+    return rows[ok], ids[ok]
+
+
+# candidate body groups of a response, by the group of the move to beat (rows of legal._EXT_BEATS as lists)
+_CAND_PTR = np.concatenate([[0], np.cumsum(_EXT_BEATS.sum(axis=1))]).astype(np.int64)
+_CAND_GROUP = np.nonzero(_EXT_BEATS)[1].astype(np.int64)
+_CAND_BODY = _EXT_BODY[_CAND_GROUP]
+
+
+def response_ids_batch(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``legal_ids_batch`` for hands that all respond (every ``last_moves`` != 0); no validation.
+
+    A response can only be one of the ~20 body groups that beat the move on the table, so
+    only those are tested instead of all ~300: about 1.6x faster on batches of responses.
+    """
+    B = hands.shape[0]
+    if B == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    not_held = ~np.bitwise_or.reduce(_THERMO_FLAT.take(_THERMO_OFF + hands), axis=1)  # moves.thermometer
+    h = MOVE_GROUP[last_moves]
+    start = _CAND_PTR[h]
+    n = _CAND_PTR[h + 1] - start
+    ends = n.cumsum()
+    rows = np.arange(B).repeat(n)
+    c = np.arange(int(ends[-1])) + (start - (ends - n)).repeat(n)
+    ok = (_CAND_BODY[c] & not_held[rows]) == 0
+    b = rows[ok]
+    g = _CAND_GROUP[c[ok]]
+    # from here on as legal_ids_batch: expand the surviving groups, test every move, then R13
+    sizes = _EXT_SIZE[g]
+    ends = sizes.cumsum()
+    total = int(ends[-1]) if ends.size else 0
+    rows = b.repeat(sizes)
+    ids = np.arange(total, dtype=np.int64) + (_EXT_START[g] - (ends - sizes)).repeat(sizes)
     ok = (MOVE_BITS[ids] & not_held[rows]) == 0
     bombs = bomb_rank_bits(hands)
     if bombs.any():
@@ -180,4 +220,4 @@ def _as_last(last_move: int | str | None) -> int:
     return last
 
 
-__all__ = ["legal_ids_batch", "legal_mask_batch", "legal_ids", "legal_mask", "legal_moves", "bomb_rank_bits"]
+__all__ = ["legal_ids_batch", "response_ids_batch", "legal_mask_batch", "legal_ids", "legal_mask", "legal_moves", "bomb_rank_bits"]

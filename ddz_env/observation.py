@@ -39,6 +39,7 @@ import numpy as np
 
 from .cards import MAX_COUNTS, NUM_RANKS
 from .moves import MOVE_COUNTS as _MOVE_COUNTS
+from .moves import NUM_MOVES
 
 _PLAY = 3  # game.Phase.PLAY (kept numeric: game.py does not import this module)
 
@@ -56,61 +57,100 @@ _NUM_CARD_CHANNELS = CH_HISTORY + HISTORY  # channels 0..21 are card planes
 _ROWS = np.arange(4, dtype=np.int8)[:, None]
 
 
-def encode(
-    hand: np.ndarray,           # (B, 15) own cards
-    unseen: np.ndarray,         # (B, 15)
-    bottom: np.ndarray,         # (B, 15) zeros while hidden
-    played: np.ndarray,         # (B, 3, 15) by relative seat
-    to_beat: np.ndarray,        # (B, 15) zeros when leading
-    hist_cards: np.ndarray,     # (B, K, 15) most recent first, zeros for passes/empty slots
-    hist_seat: np.ndarray,      # (B, K) relative seat, -1 for an empty slot
-    hist_pass: np.ndarray,      # (B, K) bool
-    cards_left: np.ndarray,     # (B, 3) by relative seat
-    bids: np.ndarray,           # (B, 3) by relative seat: -1 not yet, 0 pass, 1..3
-    first_bidder: np.ndarray,   # (B,) relative seat
-    doubling: np.ndarray,       # (B, 3) by relative seat: -1 unknown/none, 0, 1
-    redouble: np.ndarray,       # (B,) -1 none, 0, 1
-    phase: np.ndarray,          # (B,)
-    role: np.ndarray,           # (B,) -1 before the landlord is known
-    beat_seat: np.ndarray,      # (B,) relative seat that played the move to beat, -1 when leading
-    bombs: np.ndarray,          # (B,)
-    rocket: np.ndarray,         # (B,) bool
-) -> np.ndarray:
-    """Planes (B, 29, 4, 15) int8 from the observer-relative public view."""
+_CELLS = NUM_CHANNELS * 4 * NUM_RANKS  # 1740 cells per view, 60 per channel
+_PLANE = 4 * NUM_RANKS
+#: the thermometer plane (4 x 15, flattened) of every move's cards: history and to_beat planes are one lookup
+#: (row NUM_MOVES, an empty plane, stands for an empty history slot)
+MOVE_PLANES = np.zeros((NUM_MOVES + 1, _PLANE), np.int8)
+MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < _MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, _PLANE)
+_EMPTY_SLOT = NUM_MOVES
+MOVE_PLANES.flags.writeable = False
+_SEAT3 = np.arange(3)
+_R3_15 = _SEAT3 * NUM_RANKS
+# the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
+# role, beat seat, bombs, rocket; see encode_fast
+_ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
+_ONEHOT_OFF = np.concatenate([
+    (CH_CARDS_LEFT + _SEAT3) * _PLANE, CH_BIDS * _PLANE + _R3_15, [CH_BIDS * _PLANE + 3 * NUM_RANKS],
+    CH_DOUBLING * _PLANE + _R3_15, [CH_DOUBLING * _PLANE + 3 * NUM_RANKS],
+    CH_STATUS * _PLANE + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * _PLANE + 4 * NUM_RANKS - 1],
+]).astype(np.int64)
+
+
+def encode(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids,
+                first_bidder, doubling, redouble, phase, role, beat_seat, bombs, rocket, *,
+                to_beat_move=None, hist_moves=None, out: np.ndarray | None = None) -> np.ndarray:
+    """Planes (B, 29, 4, 15) int8 from the observer-relative public view of B hands.
+
+    Inputs (B leading): hand, unseen, bottom (zeros while hidden), to_beat (zeros when
+    leading) (B, 15); played (B, 3, 15) by relative seat; hist_cards (B, K, 15) most
+    recent first; hist_seat (B, K) relative seat or -1 for an empty slot; hist_pass (B, K);
+    cards_left (B, 3); bids (B, 3) (-1 not yet, 0 pass, 1..3); first_bidder (B,) relative;
+    doubling (B, 3) (-1 unknown, 0, 1); redouble (B,) (-1, 0, 1); phase; role (-1 before
+    the landlord is known); beat_seat (-1 when leading); bombs; rocket (bool).
+    With ``to_beat_move`` (B,) / ``hist_moves`` (B, K) move ids given, ``to_beat`` /
+    ``hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`
+    (an empty history slot may hold any id whose plane is empty: 0 or ``NUM_MOVES``).
+    Card planes are four compares of whole arrays, one per thermometer row; the other
+    one-hot cells are written by one flat scatter (2-D ``np.nonzero`` is slow). ``out``: a
+    C-contiguous int8 array of B * 1740 cells to fill (every cell is written).
+    """
+    hand = np.asarray(hand)
     B = hand.shape[0]
-    obs = np.zeros((B, NUM_CHANNELS, 4, NUM_RANKS), dtype=np.int8)
-    cards = np.concatenate(
-        [hand[:, None], unseen[:, None], bottom[:, None], played, to_beat[:, None], hist_cards], axis=1
-    )  # (B, 22, 15)
-    obs[:, :_NUM_CARD_CHANNELS] = _ROWS < cards[:, :, None, :]
-    b = np.arange(B)
-    # history seats / passes
-    bi, k = np.nonzero(hist_seat >= 0)
-    obs[bi, CH_HISTORY_SEATS, hist_seat[bi, k], k] = 1
-    bi, k = np.nonzero(hist_pass)
-    obs[bi, CH_HISTORY_SEATS, 3, k] = 1
-    # cards left: one-hot over the flat 60 cells
-    flat = obs.reshape(B, NUM_CHANNELS, 60)
+    if out is None:
+        obs = np.empty((B, _CELLS), np.int8)
+    else:
+        if out.dtype != np.int8 or out.size != B * _CELLS or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous int8 array of {B} x {_CELLS} cells")
+        obs = out.reshape(B, _CELLS)
+    o4 = obs.reshape(B, NUM_CHANNELS, 4, NUM_RANKS)
+    cards = np.empty((B, 6, NUM_RANKS), np.int8)
+    cards[:, 0] = hand
+    cards[:, 1] = unseen
+    cards[:, 2] = bottom
+    cards[:, 3:6] = played
+    v = o4.view(bool)
+    for r in range(4):  # four compares of long runs beat one broadcast compare of 15-wide rows
+        np.greater(cards, r, out=v[:, :6, r, :])
+    if to_beat_move is not None:
+        obs[:, CH_TO_BEAT * _PLANE:(CH_TO_BEAT + 1) * _PLANE] = MOVE_PLANES.take(to_beat_move, axis=0)
+    else:
+        tb = np.asarray(to_beat)
+        for r in range(4):
+            np.greater(tb, r, out=v[:, CH_TO_BEAT, r, :])
+    if hist_moves is not None:
+        obs[:, CH_HISTORY * _PLANE:CH_HISTORY_SEATS * _PLANE] = MOVE_PLANES.take(
+            np.asarray(hist_moves).reshape(-1), axis=0).reshape(B, HISTORY * _PLANE)
+    else:
+        hc = np.asarray(hist_cards)
+        for r in range(4):
+            np.greater(hc, r, out=v[:, CH_HISTORY:CH_HISTORY_SEATS, r, :])
+    # history seats: row r < 3 marks relative seat r (-1, an empty slot, matches no row); row 3 the passes
+    hist_seat = np.asarray(hist_seat)
     for r in range(3):
-        flat[b, CH_CARDS_LEFT + r, cards_left[:, r]] = 1
-    # bids
-    bi, r = np.nonzero(bids >= 0)
-    obs[bi, CH_BIDS, r, bids[bi, r]] = 1
-    obs[b, CH_BIDS, 3, first_bidder] = 1
-    # doubling
-    bi, r = np.nonzero(doubling >= 0)
-    obs[bi, CH_DOUBLING, r, doubling[bi, r]] = 1
-    bi = np.nonzero(redouble >= 0)[0]
-    obs[bi, CH_DOUBLING, 3, redouble[bi]] = 1
-    # status
-    obs[b, CH_STATUS, 0, phase] = 1
-    bi = np.nonzero(role >= 0)[0]
-    obs[bi, CH_STATUS, 1, role[bi]] = 1
-    bi = np.nonzero(beat_seat >= 0)[0]
-    obs[bi, CH_STATUS, 2, beat_seat[bi]] = 1
-    obs[b, CH_STATUS, 3, np.minimum(bombs, 13)] = 1
-    obs[b, CH_STATUS, 3, 14] = rocket.astype(np.int8)
-    return obs
+        np.equal(hist_seat, r, out=v[:, CH_HISTORY_SEATS, r, :])
+    v[:, CH_HISTORY_SEATS, 3, :] = hist_pass
+    obs[:, CH_CARDS_LEFT * _PLANE:] = 0
+    # the 16 other one-hot cells: cell = max(raw, 0) * _ONEHOT_MUL + _ONEHOT_OFF, set where raw >= 0
+    raw = np.empty((B, 16), np.int64)
+    raw[:, 0:3] = cards_left
+    raw[:, 3:6] = bids
+    raw[:, 6] = first_bidder
+    raw[:, 7:10] = doubling
+    raw[:, 10] = redouble
+    raw[:, 11] = phase
+    raw[:, 12] = role
+    raw[:, 13] = beat_seat
+    np.minimum(bombs, 13, out=raw[:, 14])
+    raw[:, 15] = rocket
+    raw[:, 15] -= 1  # -1 (no cell) without the rocket, else 0 (its fixed cell)
+    val = raw >= 0
+    np.maximum(raw, 0, out=raw)
+    raw *= _ONEHOT_MUL
+    raw += _ONEHOT_OFF
+    raw += (np.arange(0, B * _CELLS, _CELLS))[:, None]
+    obs.reshape(-1)[raw.reshape(-1)] = val.reshape(-1)
+    return o4
 
 
 def unseen_cards(own: np.ndarray, played_total: np.ndarray, bottom_known_left: np.ndarray) -> np.ndarray:
@@ -179,4 +219,4 @@ def observe_game(game, seat: int) -> np.ndarray:
     return obs
 
 
-__all__ = ["encode", "observe_game", "decode_cards", "unseen_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+__all__ = ["MOVE_PLANES", "encode", "observe_game", "decode_cards", "unseen_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

@@ -8,12 +8,12 @@ phase, no loop over hands), and deals a new hand in every slot whose hand ended
 ids and the same observation planes, from the same rules core:
 
 * play legality from ``legal.py``: leads through ``legal_ids_batch``; responses
-  through :func:`_response_ids`, the same algorithm on legal.py's own tables
+  through :func:`legal.response_ids_batch`, the same algorithm on legal.py's own tables
   restricted to the ~20 body groups that can beat the move on the table (tests
   check it equals ``legal_ids_batch``); bids, doubles and redoubles as
   ``Game.legal_actions``;
 * scores from ``scoring.hand_scores``;
-* planes from :func:`encode_fast`, a faster ``observation.encode`` (same inputs,
+* planes from :func:`encode`, a faster ``observation.encode`` (same inputs,
   same output; tests check both against each other and against ``observe_game``).
 
 Returned by ``reset`` and ``step``, the observation dict::
@@ -59,14 +59,9 @@ import numpy as np
 from .actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, action_to_string
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, shuffle_deck
 from .game import NUM_SEATS, Phase
-from .legal import _EXT_BEATS, _EXT_BODY, _EXT_SIZE, _EXT_START, bomb_rank_bits, legal_ids_batch
-from .moves import (
-    FOUR_KICKER_RANKS, MOVE_BITS, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, THERMO, MoveType,
-)
-from .observation import (
-    CH_BIDS, CH_CARDS_LEFT, CH_DOUBLING, CH_HISTORY, CH_HISTORY_SEATS, CH_STATUS, CH_TO_BEAT, HISTORY, NUM_CHANNELS,
-    OBS_SHAPE,
-)
+from .legal import legal_ids_batch, response_ids_batch
+from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
+from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, encode
 from .scoring import hand_scores
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
@@ -88,137 +83,7 @@ _OBS_CHUNK = 1024  # views encoded per pass
 _ROLE = np.array([[-1] + [(o - lord) % NUM_SEATS for lord in range(3)] for o in range(3)], np.int8).reshape(-1)
 
 
-# ---------------------------------------------------------------------------------------------- observation
-_CELLS = NUM_CHANNELS * 4 * NUM_RANKS  # 1740 cells per view, 60 per channel
-_PLANE = 4 * NUM_RANKS
-#: the thermometer plane (4 x 15, flattened) of every move's cards: history and to_beat planes are one lookup
-#: (row NUM_MOVES, an empty plane, stands for an empty history slot)
-MOVE_PLANES = np.zeros((NUM_MOVES + 1, _PLANE), np.int8)
-MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, _PLANE)
-_EMPTY_SLOT = NUM_MOVES
-MOVE_PLANES.flags.writeable = False
-_R3_15 = _SEAT3 * NUM_RANKS
-# the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
-# role, beat seat, bombs, rocket; see encode_fast
-_ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
-_ONEHOT_OFF = np.concatenate([
-    (CH_CARDS_LEFT + _SEAT3) * _PLANE, CH_BIDS * _PLANE + _R3_15, [CH_BIDS * _PLANE + 3 * NUM_RANKS],
-    CH_DOUBLING * _PLANE + _R3_15, [CH_DOUBLING * _PLANE + 3 * NUM_RANKS],
-    CH_STATUS * _PLANE + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * _PLANE + 4 * NUM_RANKS - 1],
-]).astype(np.int64)
-
-
-def encode_fast(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids,
-                first_bidder, doubling, redouble, phase, role, beat_seat, bombs, rocket, *,
-                to_beat_move=None, hist_moves=None, out: np.ndarray | None = None) -> np.ndarray:
-    """:func:`ddz_env.observation.encode`: the same inputs, the same planes, several times faster.
-
-    With ``to_beat_move`` (B,) / ``hist_moves`` (B, K) move ids given, ``to_beat`` /
-    ``hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`
-    (an empty history slot may hold any id whose plane is empty: 0 or ``NUM_MOVES``).
-    Card planes are four compares of whole arrays, one per thermometer row; the other
-    one-hot cells are written by one flat scatter (2-D ``np.nonzero`` is slow). ``out``: a
-    C-contiguous int8 array of B * 1740 cells to fill (every cell is written).
-    """
-    hand = np.asarray(hand)
-    B = hand.shape[0]
-    if out is None:
-        obs = np.empty((B, _CELLS), np.int8)
-    else:
-        if out.dtype != np.int8 or out.size != B * _CELLS or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous int8 array of {B} x {_CELLS} cells")
-        obs = out.reshape(B, _CELLS)
-    o4 = obs.reshape(B, NUM_CHANNELS, 4, NUM_RANKS)
-    cards = np.empty((B, 6, NUM_RANKS), np.int8)
-    cards[:, 0] = hand
-    cards[:, 1] = unseen
-    cards[:, 2] = bottom
-    cards[:, 3:6] = played
-    v = o4.view(bool)
-    for r in range(4):  # four compares of long runs beat one broadcast compare of 15-wide rows
-        np.greater(cards, r, out=v[:, :6, r, :])
-    if to_beat_move is not None:
-        obs[:, CH_TO_BEAT * _PLANE:(CH_TO_BEAT + 1) * _PLANE] = MOVE_PLANES.take(to_beat_move, axis=0)
-    else:
-        tb = np.asarray(to_beat)
-        for r in range(4):
-            np.greater(tb, r, out=v[:, CH_TO_BEAT, r, :])
-    if hist_moves is not None:
-        obs[:, CH_HISTORY * _PLANE:CH_HISTORY_SEATS * _PLANE] = MOVE_PLANES.take(
-            np.asarray(hist_moves).reshape(-1), axis=0).reshape(B, HISTORY * _PLANE)
-    else:
-        hc = np.asarray(hist_cards)
-        for r in range(4):
-            np.greater(hc, r, out=v[:, CH_HISTORY:CH_HISTORY_SEATS, r, :])
-    # history seats: row r < 3 marks relative seat r (-1, an empty slot, matches no row); row 3 the passes
-    hist_seat = np.asarray(hist_seat)
-    for r in range(3):
-        np.equal(hist_seat, r, out=v[:, CH_HISTORY_SEATS, r, :])
-    v[:, CH_HISTORY_SEATS, 3, :] = hist_pass
-    obs[:, CH_CARDS_LEFT * _PLANE:] = 0
-    # the 16 other one-hot cells: cell = max(raw, 0) * _ONEHOT_MUL + _ONEHOT_OFF, set where raw >= 0
-    raw = np.empty((B, 16), np.int64)
-    raw[:, 0:3] = cards_left
-    raw[:, 3:6] = bids
-    raw[:, 6] = first_bidder
-    raw[:, 7:10] = doubling
-    raw[:, 10] = redouble
-    raw[:, 11] = phase
-    raw[:, 12] = role
-    raw[:, 13] = beat_seat
-    np.minimum(bombs, 13, out=raw[:, 14])
-    raw[:, 15] = rocket
-    raw[:, 15] -= 1  # -1 (no cell) without the rocket, else 0 (its fixed cell)
-    val = raw >= 0
-    np.maximum(raw, 0, out=raw)
-    raw *= _ONEHOT_MUL
-    raw += _ONEHOT_OFF
-    raw += (np.arange(0, B * _CELLS, _CELLS))[:, None]
-    obs.reshape(-1)[raw.reshape(-1)] = val.reshape(-1)
-    return o4
-
-
 # ---------------------------------------------------------------------------------------------- legality
-# candidate body groups of a response, by the group of the move to beat (rows of legal._EXT_BEATS as lists)
-_CAND_PTR = np.concatenate([[0], np.cumsum(_EXT_BEATS.sum(axis=1))]).astype(np.int64)
-_CAND_GROUP = np.nonzero(_EXT_BEATS)[1].astype(np.int64)
-_CAND_BODY = _EXT_BODY[_CAND_GROUP]
-_THERMO_FLAT = THERMO.ravel()
-_THERMO_OFF = np.arange(NUM_RANKS) * THERMO.shape[1]
-
-
-def _response_ids(hands: np.ndarray, last_moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``legal_ids_batch`` for hands that respond (every ``last_moves`` != 0), with legal.py's own tables.
-
-    A response can only be one of the ~20 body groups that beat the move on the table, so
-    only those are tested instead of all ~300 (leads go through ``legal_ids_batch``).
-    """
-    B = hands.shape[0]
-    if B == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    not_held = ~np.bitwise_or.reduce(_THERMO_FLAT.take(_THERMO_OFF + hands), axis=1)  # moves.thermometer
-    h = MOVE_GROUP[last_moves]
-    start = _CAND_PTR[h]
-    n = _CAND_PTR[h + 1] - start
-    ends = n.cumsum()
-    rows = np.arange(B).repeat(n)
-    c = np.arange(int(ends[-1])) + (start - (ends - n)).repeat(n)
-    ok = (_CAND_BODY[c] & not_held[rows]) == 0
-    b = rows[ok]
-    g = _CAND_GROUP[c[ok]]
-    # from here on as legal_ids_batch: expand the surviving groups, test every move, then R13
-    sizes = _EXT_SIZE[g]
-    ends = sizes.cumsum()
-    total = int(ends[-1]) if ends.size else 0
-    rows = b.repeat(sizes)
-    ids = np.arange(total, dtype=np.int64) + (_EXT_START[g] - (ends - sizes)).repeat(sizes)
-    ok = (MOVE_BITS[ids] & not_held[rows]) == 0
-    bombs = bomb_rank_bits(hands)
-    if bombs.any():
-        ok &= (FOUR_KICKER_RANKS[ids] & bombs[rows]) == 0
-    return rows[ok], ids[ok]
-
-
 def expand_mask(rows: np.ndarray, ids: np.ndarray, num_envs: int, out: np.ndarray | None = None,
                 dtype=np.int8) -> np.ndarray:
     """Dense (num_envs, NUM_ACTIONS) mask from compact legal sets ``(rows, ids)``.
@@ -617,7 +482,7 @@ class VectorDouDizhu:
             lead_hands = self._hands2[lead * 3 + cur[lead]]
             parts.append((lead, *legal_ids_batch(lead_hands, self.last_move[lead], validate=False)))
         if resp.size:
-            parts.append((resp, *_response_ids(self._hands2[resp * 3 + cur[resp]], self.last_move[resp])))
+            parts.append((resp, *response_ids_batch(self._hands2[resp * 3 + cur[resp]], self.last_move[resp])))
         counts = np.zeros(B, np.int64)
         for gidx, prow, _ in parts:
             counts[gidx] = np.bincount(prow, minlength=gidx.size)
@@ -709,7 +574,7 @@ class VectorDouDizhu:
         return obs.reshape((B,) + OBS_SHAPE)
 
     def _observe_into(self, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
-        """Views of hands lo..hi-1 by seats ``o``: encode_fast's inputs from the arrays, as observe_game builds them."""
+        """Views of hands lo..hi-1 by seats ``o``: encode's inputs from the arrays, as observe_game builds them."""
         n = hi - lo
         b3 = self._b3[:n]
         hands2 = self._hands2[3 * lo:3 * hi]
@@ -734,7 +599,7 @@ class VectorDouDizhu:
         dbl = self.double_choice[lo:hi].take(flat)
         dbl[:, 1:] |= np.where(self.doubles_revealed[lo:hi], 0, -1)[:, None]  # R5: the others' once both chose
         beat_mover = np.where(last != PASS, self.last_mover[lo:hi], -1)
-        encode_fast(
+        encode(
             hand, unseen, bottom, played, None, None, hist_seat, hm == PASS, self.n_cards[lo:hi].take(flat),
             self.bids[lo:hi].take(flat), _REL.take(o41 + self.first_bidder[lo:hi]), dbl,
             self.redouble_choice[lo:hi], self.phase[lo:hi], _ROLE.take(o41 + lord),
@@ -757,4 +622,4 @@ class VectorDouDizhu:
 
 VectorEnv = VectorDouDizhu
 
-__all__ = ["VectorDouDizhu", "VectorEnv", "expand_mask", "random_legal_actions", "encode_fast", "MOVE_PLANES"]
+__all__ = ["VectorDouDizhu", "VectorEnv", "expand_mask", "random_legal_actions"]

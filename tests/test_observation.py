@@ -17,7 +17,7 @@ does not redouble. Then the plays of ``PLAYS`` below. Relative seats: 0 self, 1 
 from __future__ import annotations
 
 import numpy as np
-import pytest
+
 
 import ddz_env
 from ddz_env import Game, Phase

@@ -22,7 +22,7 @@ from ddz_env.legal import legal_ids_batch
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, MoveType
 from ddz_env.observation import HISTORY, encode, observe_game
 from ddz_env.vector import (
-    VectorDouDizhu, VectorEnv, _response_ids, encode_fast, expand_mask, random_legal_actions,
+    VectorDouDizhu, VectorEnv, expand_mask, random_legal_actions,
 )
 
 POLICIES = ("random", "random", "void", "spring", "anti_spring", "double_all", "bomb")
@@ -448,22 +448,27 @@ def _positions(n_steps=60, B=64, seed=0):
     return np.concatenate(hands), np.concatenate(lasts)
 
 
-def test_response_ids_equal_legal_ids_batch():
+def test_response_path_equals_single_hand_path():
+    """legal_ids_batch on all-responding batches takes legal.response_ids_batch: check it hand by hand."""
+    from ddz_env.legal import legal_ids, response_ids_batch
     hands, lasts = _positions()
     r = lasts != 0
     assert r.sum() > 500
-    rows_a, ids_a = legal_ids_batch(hands[r], lasts[r])
-    rows_b, ids_b = _response_ids(hands[r], lasts[r])
-    np.testing.assert_array_equal(rows_a, rows_b)
-    np.testing.assert_array_equal(ids_a, ids_b)
+    rows_b, ids_b = response_ids_batch(hands[r], lasts[r])
+    rows_c, ids_c = legal_ids_batch(hands[r], lasts[r])
+    np.testing.assert_array_equal(rows_b, rows_c)
+    np.testing.assert_array_equal(ids_b, ids_c)
+    for i, (h, m) in enumerate(zip(hands[r], lasts[r])):
+        np.testing.assert_array_equal(ids_b[rows_b == i], legal_ids(h, int(m)))
     # bombs and the rocket in hand (R13's kicker rule) and against bombs
     from ddz_env.cards import parse_cards
     from ddz_env.moves import move_id
     h = np.stack([parse_cards(x) for x in ("3333444455BR", "3333456789TJQKA2", "BR2222AAKK")])
     for last in ("5", "44", "6666", "33344456", "333444555666789T", "8888JJQQ", "9999"):
         m = np.full(3, move_id(last))
-        for x, y in zip(legal_ids_batch(h, m), _response_ids(h, m)):
-            np.testing.assert_array_equal(x, y)
+        rows, ids = response_ids_batch(h, m)
+        for i in range(3):
+            np.testing.assert_array_equal(ids[rows == i], legal_ids(h[i], last))
 
 
 def _random_encode_inputs(B, rng):
@@ -485,12 +490,14 @@ def _random_encode_inputs(B, rng):
 
 
 @pytest.mark.parametrize("B", [1, 7, 200])
-def test_encode_fast_equals_encode(B):
+def test_encode_by_move_ids_equals_encode_by_cards(B):
     inputs, tb, hm = _random_encode_inputs(B, np.random.default_rng(B))
     expected = encode(**inputs)
-    np.testing.assert_array_equal(encode_fast(**inputs), expected)
     by_ids = dict(inputs, to_beat=None, hist_cards=None)
-    np.testing.assert_array_equal(encode_fast(**by_ids, to_beat_move=tb, hist_moves=hm), expected)
+    np.testing.assert_array_equal(encode(**by_ids, to_beat_move=tb, hist_moves=hm), expected)
+    # the card planes decode back to the inputs (thermometer rows)
+    np.testing.assert_array_equal(expected[:, 0].sum(axis=1), inputs["hand"])
+    np.testing.assert_array_equal(expected[:, 6].sum(axis=1), inputs["to_beat"])
 
 
 # ---------------------------------------------------------------------------- springs, constructed
