@@ -21,5 +21,9 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest tests
 
+# the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup
+	$(BIN)/pip install -q -e ".[dev,bench]"
 	$(BIN)/python benchmarks/bench_legal.py
+	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_speed.py
