@@ -25,8 +25,8 @@ from ddz_env.game import Game  # noqa: E402
 from ddz_env.observation import observe_game  # noqa: E402
 
 
-def bench_env(seconds: float) -> tuple[float, float]:
-    env = ddz_env.env()
+def bench_env(seconds: float, wrapped: bool = True) -> tuple[float, float]:
+    env = ddz_env.env() if wrapped else ddz_env.raw_env()
     rng = np.random.default_rng(0)
     hands = steps = 0
     t0 = time.perf_counter()
@@ -103,6 +103,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     a = p.parse_args()
     rows = [("ddz_env.env() + last() every step", *bench_env(a.seconds)),
+            ("ddz_env.raw_env() (no PettingZoo wrappers)", *bench_env(a.seconds, wrapped=False)),
             ("ddz_env rules core only (no observations)", *bench_core(a.seconds))]
     rl = bench_rlcard(a.seconds)
     if rl is not None:
