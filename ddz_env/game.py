@@ -23,7 +23,7 @@ from .actions import (
 from .cards import NUM_RANKS, as_counts, deal, to_string
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
-from .scoring import hand_scores
+from .scoring import hand_scores, spring_flags
 
 NUM_SEATS = 3
 #: a secret doubling choice not yet revealed, as it stands in ``public_history()``
@@ -322,9 +322,9 @@ class Game:
         self.phase = Phase.OVER
         self.current_player = -1
         farmers_won = winner != self.landlord
-        farmers = [x for x in range(NUM_SEATS) if x != self.landlord]
-        self.spring = (not farmers_won) and all(self.moves_made[f] == 0 for f in farmers)
-        self.anti_spring = farmers_won and self.moves_made[self.landlord] == 1
+        lord_moves = int(self.moves_made[self.landlord])
+        spring, anti = spring_flags(farmers_won, lord_moves, int(self.moves_made.sum()) - lord_moves)
+        self.spring, self.anti_spring = bool(spring), bool(anti)
         self.scores = hand_scores(self.bid, self.landlord, self.doubled(), self.redoubled, self.bombs,
                                   self.rockets, self.spring, self.anti_spring, farmers_won)
 

@@ -17,6 +17,15 @@ def multiplier_exponents(doubled, redoubled, bombs, rockets, spring, anti_spring
     return common + d + d * r
 
 
+def spring_flags(farmers_won, landlord_moves, farmer_moves) -> tuple[np.ndarray, np.ndarray]:
+    """R18: spring (the landlord won and the farmers made no play at all) and anti-spring
+    (the farmers won and the landlord made only its opening play). Moves exclude passes."""
+    farmers_won = np.asarray(farmers_won, dtype=bool)
+    spring = ~farmers_won & (np.asarray(farmer_moves) == 0)
+    anti = farmers_won & (np.asarray(landlord_moves) == 1)
+    return spring, anti
+
+
 def hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti_spring, farmers_won) -> np.ndarray:
     """Signed score of each seat, shape (..., 3) int64 (R19).
 
@@ -33,4 +42,4 @@ def hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti_
     return np.where(is_landlord, landlord_score, farmer)
 
 
-__all__ = ["multiplier_exponents", "hand_scores"]
+__all__ = ["multiplier_exponents", "spring_flags", "hand_scores"]

@@ -62,7 +62,7 @@ from .game import NUM_SEATS, Phase
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, encode
-from .scoring import hand_scores
+from .scoring import hand_scores, spring_flags
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
                                            int(Phase.PLAY), int(Phase.OVER))
@@ -343,8 +343,7 @@ class VectorDouDizhu:
             farmers_won = w != lord
             mm = self.moves_made[won]
             farmer_moves = mm.sum(axis=1) - mm[np.arange(won.size), lord]
-            spring = ~farmers_won & (farmer_moves == 0)
-            anti = farmers_won & (mm[np.arange(won.size), lord] == 1)
+            spring, anti = spring_flags(farmers_won, mm[np.arange(won.size), lord], farmer_moves)
             scores = hand_scores(self.bid[won], lord, self.double_choice[won] == 1, self.redouble_choice[won] == 1,
                                  self.bombs[won], self.rockets[won], spring, anti, farmers_won)
             final[won] = scores

@@ -149,3 +149,11 @@ def test_hand_scores_broadcasts_shared_arguments():
     bombs = np.array([0, 1, 2])
     got = hand_scores(3, 0, [False, True, False], True, bombs, 0, False, False, won)
     assert got.tolist() == [[-15, 12, 3], [30, -24, -6], [-60, 48, 12]]
+
+
+def test_r18_spring_flags_shared_by_both_engines():
+    from ddz_env.scoring import spring_flags
+    # landlord won, farmers never played: spring; farmers won, landlord played once: anti-spring
+    spring, anti = spring_flags(np.array([False, False, True, True]), np.array([3, 3, 1, 2]), np.array([0, 1, 4, 4]))
+    assert spring.tolist() == [True, False, False, False]
+    assert anti.tolist() == [False, False, True, False]
