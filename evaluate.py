@@ -67,6 +67,8 @@ def format_table(res: dict) -> str:
                                                      else f"{100 * x['landlord_bids'][b]:.0f}%" for b in "123"))
         row("win rate as landlord", lambda x: _pct(x["win_rate_landlord"]))
         row("win rate as farmer", lambda x: _pct(x["win_rate_farmer"]))
+        row("  vs other as landlord", lambda x: _pct(x["win_rate_landlord_h2h"]))
+        row("  vs other as farmers", lambda x: _pct(x["win_rate_farmer_h2h"]))
         row("score as landlord", lambda x: _num(x["mean_score_as_landlord"]))
         row("score as farmer", lambda x: _num(x["mean_score_as_farmer"]))
         row("bid pass rate", lambda x: _pct(x["bids"]["pass"]))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from .base import Agent
 from .evaluation import evaluate
-from .loader import load, read_checkpoint, register, registered, save_checkpoint
+from .loader import load, read_checkpoint, register, register_lazy, registered, save_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
-__all__ = ["Agent", "RandomAgent", "RuleAgent", "load", "register", "registered", "read_checkpoint",
-           "save_checkpoint", "evaluate"]
+__all__ = ["Agent", "RandomAgent", "RuleAgent", "load", "register", "register_lazy", "registered",
+           "read_checkpoint", "save_checkpoint", "evaluate"]

@@ -31,6 +31,7 @@ FIELDS = (
     "spring", "anti_spring", "plays",
 )
 COL = {name: i for i, name in enumerate(FIELDS)}
+_IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
 
 
 class AgentError(RuntimeError):
@@ -87,7 +88,7 @@ def play_hand(env: raw_env, players: Sequence[Any], d: Deal, seed: int, index: i
     row[COL["dbl0"]:COL["dbl2"] + 1] = g.double_choice
     row[COL["redouble"]] = g.redouble_choice
     for s, m in g.plays:
-        if MOVE_TYPE[m] in (MoveType.BOMB, MoveType.ROCKET):
+        if _IS_BOMBISH[m]:
             row[COL["bombs0"] + s] += 1
     row[COL["spring"]], row[COL["anti_spring"]], row[COL["plays"]] = g.spring, g.anti_spring, len(g.plays)
     return row

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import itertools
 import os
+import sys
 import warnings
 from typing import Any, Callable
 
@@ -80,6 +81,14 @@ def _play_chunk(task: tuple) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, len(FIELDS))
 
 
+def _one_thread() -> None:
+    """Worker start: one math thread per process (N workers on N cores, no oversubscription)."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
     size = max(1, min(50, -(-deals // (workers * 8))))
     return [(s, min(s + size, deals)) for s in range(0, deals, size)]
@@ -101,7 +110,7 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
     else:
         import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(workers) as pool:
+        with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
             for t, part in zip(tasks, pool.imap(_play_chunk, tasks)):  # imap keeps the task order
                 parts.append(part)
                 if on_progress:
@@ -127,8 +136,10 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     deals, workers, seed = int(deals), int(workers), int(seed)
-    for spec in (a, b):  # fail fast, in this process, on an unknown name or a bad checkpoint
-        _resolve(spec)
+    # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with these very
+    # objects (copied per seat), several workers load the specs themselves
+    agents = _resolve(a), _resolve(b)
+    specs = agents if workers == 1 else (a, b)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -136,7 +147,7 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
         bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
     try:
-        records = run_records(a, b, deals, seed, mode, workers, doubling, bar.update if bar else None)
+        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None)
     finally:
         if bar is not None:
             bar.close()

@@ -7,8 +7,10 @@ Loading uses ``torch.load(weights_only=True)``: plain tensors and containers onl
 never arbitrary pickled code.
 
 Agent kinds register a factory ``factory(checkpoint: dict) -> Agent``; the built-in
-names call it with ``{"agent": name, "config": kwargs}``. A later agent (the DMC
-agent) plugs in with ``register("dmc", DMCAgent.from_checkpoint)``.
+names call it with ``{"agent": name, "config": kwargs}``. A kind defined elsewhere plugs
+in with ``register(name, factory)``, or lazily with ``register_lazy(name,
+"module:attribute")``: the module is imported the first time a checkpoint names the
+kind, so ``evaluate.py --a run/checkpoint.pt`` works without importing it first.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from .rule_agent import RuleAgent
 
 Factory = Callable[[dict], Agent]
 _REGISTRY: dict[str, Factory] = {}
+_LAZY: dict[str, str] = {}  # name -> "module:attribute" of its factory, imported on first use
 
 
 def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
@@ -30,6 +33,28 @@ def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"agent {name!r} is already registered (pass overwrite=True to replace it)")
     _REGISTRY[name] = factory
+
+
+def register_lazy(name: str, target: str) -> None:
+    """Register ``name`` on first use: ``target`` is ``"package.module:Class.factory"``."""
+    if ":" not in target:
+        raise ValueError(f"a lazy target is 'module:attribute', got {target!r}")
+    _LAZY[name] = target
+
+
+def _resolve_lazy(name: str) -> None:
+    import importlib
+
+    module, _, attr = _LAZY[name].partition(":")
+    try:
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"checkpoint for agent {name!r}, whose code ({_LAZY[name]}) cannot be loaded: "
+                         f"{type(e).__name__}: {e}") from None
+    if name not in _REGISTRY:  # importing the module may have registered it already
+        register(name, obj)
 
 
 def registered() -> list[str]:
@@ -46,6 +71,7 @@ def _config(checkpoint: dict) -> dict:
 
 register("random", lambda ck: RandomAgent(**_config(ck)))
 register("rule", lambda ck: RuleAgent(**_config(ck)))
+register_lazy("dmc", "agents.dmc.agent:DMCAgent.from_checkpoint")  # the trained DMC agent (needs torch)
 
 
 def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
@@ -70,6 +96,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
                                 f"{', '.join(registered())})")
     checkpoint = read_checkpoint(path)
     name = checkpoint["agent"]
+    if name not in _REGISTRY and name in _LAZY:
+        _resolve_lazy(name)
     if name not in _REGISTRY:
         raise ValueError(f"checkpoint {path!r} is for agent {name!r}, which is not registered "
                          f"(registered: {', '.join(registered())}); import the module that registers it")
@@ -106,4 +134,4 @@ def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None
     torch.save({"agent": agent, **content}, os.fspath(path))
 
 
-__all__ = ["load", "register", "registered", "read_checkpoint", "save_checkpoint"]
+__all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint"]

@@ -2,7 +2,8 @@
 
 Bid, double, redouble: a win-probability estimate from the 17 cards held
 (:func:`win_chance`: jokers, 2s, aces, bombs and the number of moves the hand needs,
-a logistic fit to rule-vs-rule hands, see ``agents/calibrate.py``).
+a logistic fit to rule-vs-rule hands, see ``agents/calibrate.py``), against
+thresholds chosen by duplicate matches of the agent against variants of itself.
 
 Play, from the plan of :mod:`agents.hand` (fewest moves):
 
@@ -27,21 +28,25 @@ import numpy as np
 
 from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
 from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
-from ddz_env.legal import _legal_ids_one
+from ddz_env.legal import legal_ids as answers_to
 from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
 
 from .base import legal_ids
 from .hand import move_of, plan, plan_cost
-from .view import LANDLORD, View, decode
+from .view import View, decode
 
-_BID, _DOUBLE, _REDOUBLE, _PLAY = 0, 1, 2, 3
-_BOMBISH = (MoveType.BOMB, MoveType.ROCKET)
+_BID, _DOUBLE, _REDOUBLE = 0, 1, 2  # phases, as in the status plane
+_SINGLE, _PAIR = int(MoveType.SINGLE), int(MoveType.PAIR)
+#: bombs and the rocket, by move id (plain arrays: no enum lookups in the hot path)
+_IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
+#: control cards a move spends: its 2s, and its jokers counted twice
+_CONTROL = (MOVE_COUNTS[:, TWO] + 2 * MOVE_COUNTS[:, BLACK_JOKER] + 2 * MOVE_COUNTS[:, RED_JOKER]).astype(np.int8)
 #: logistic model of the landlord's win chance from its 17 cards before the bottom
 #: (intercept, rocket, red joker alone, black joker alone, 2s, aces, bombs, plan moves); fitted
 #: by ``agents/calibrate.py`` on rule-vs-rule hands with a fixed landlord
-LANDLORD_WEIGHTS = (0.124, 2.2, 1.38, 1.04, 0.427, 0.196, 0.0859, -0.205)
+LANDLORD_WEIGHTS = (0.0777, 1.74, 1.23, 0.887, 0.403, 0.228, 0.49, -0.188)
 #: the same for the farmers' win chance from one farmer's 17 cards
-FARMER_WEIGHTS = (0.364, 1.52, 0.735, 0.564, 0.252, 0.12, 0.36, -0.183)
+FARMER_WEIGHTS = (0.443, 1.2, 0.743, 0.552, 0.249, 0.138, 0.549, -0.197)
 
 
 def features(hand: np.ndarray) -> tuple[float, ...]:
@@ -73,10 +78,12 @@ class RuleAgent:
     danger_cards = 2
     #: ... and so is the opponent who made the move to beat when holding this many or fewer
     danger_mover_cards = 6
+    #: what spending a 2 or a joker on a response costs, in moves (per card, jokers count double)
+    control_weight = 0.6
     #: kicker variants tried per body when responding (the lowest kickers come first)
     kicker_variants = 6
 
-    def __init__(self, bid_at: tuple[float, float, float] = (0.45, 0.55, 0.65), double_at: float = 0.62,
+    def __init__(self, bid_at: tuple[float, float, float] = (0.34, 0.37, 0.40), double_at: float = 0.62,
                  redouble_at: float = 0.62):
         self.bid_at = tuple(bid_at)
         self.double_at = double_at
@@ -129,7 +136,7 @@ class RuleAgent:
 
     def _beatable(self, view: View, m: int) -> bool:
         """Whether an opponent might beat move ``m`` (from the unseen cards and the cards they hold)."""
-        ids = _legal_ids_one(view.others, m)
+        ids = answers_to(view.others, m)  # what the unseen cards, all in one hand, could answer
         ids = ids[ids != PASS]
         return bool(ids.size) and bool((MOVE_NCARDS[ids] <= view.max_opponent_left()).any())
 
@@ -140,7 +147,7 @@ class RuleAgent:
         if len(moves) <= 4:
             sure = [m for m in moves if not self._beatable(view, m)]
             if len(moves) - len(sure) <= 1 and sure:
-                sure.sort(key=lambda m: (MOVE_TYPE[m] in _BOMBISH, MOVE_RANK[m]))
+                sure.sort(key=lambda m: (bool(_IS_BOMBISH[m]), int(MOVE_RANK[m])))
                 return sure[0]
         partner = view.partner
         if partner == 1 and view.left[partner] <= 2:  # partner acts next and is about to go out
@@ -150,16 +157,16 @@ class RuleAgent:
                 m = np.zeros(15, dtype=np.int8)
                 m[lows[0]] = k
                 return move_of(m)
-        ordinary = [m for m in moves if MOVE_TYPE[m] not in _BOMBISH] or moves
+        ordinary = [m for m in moves if not _IS_BOMBISH[m]] or moves
         danger = view.min_opponent_left()
         if danger <= 2:  # an opponent with one card cannot follow a pair, one with two cannot follow a trio
-            avoid = MoveType.SINGLE if danger == 1 else MoveType.PAIR
+            avoid = _SINGLE if danger == 1 else _PAIR
             safe = [m for m in ordinary if MOVE_TYPE[m] != avoid]
             if safe:
                 ordinary = safe
             else:  # only such moves left: lead the highest, it is the least likely to be beaten
                 return max(ordinary, key=lambda m: MOVE_RANK[m])
-        low = [m for m in ordinary if MOVE_RANK[m] < TWO or MOVE_TYPE[m] not in (MoveType.SINGLE, MoveType.PAIR)]
+        low = [m for m in ordinary if MOVE_RANK[m] < TWO or MOVE_TYPE[m] not in (_SINGLE, _PAIR)]
         return min(low or ordinary, key=lambda m: (MOVE_RANK[m], -int(MOVE_NCARDS[m])))
 
     def _respond(self, view: View, moves: np.ndarray) -> int:
@@ -167,7 +174,7 @@ class RuleAgent:
         base = plan_cost(hand)
         danger = (view.min_opponent_left() <= self.danger_cards
                   or view.left[view.beat_seat] <= self.danger_mover_cards)
-        ordinary = moves[~np.isin(MOVE_TYPE[moves], _BOMBISH)]
+        ordinary = moves[~_IS_BOMBISH[moves]]
         best, best_key = PASS, None
         if ordinary.size:
             # a few kicker choices per body (the lowest kickers come first in id order)
@@ -176,15 +183,21 @@ class RuleAgent:
             for g in np.unique(groups):
                 idx = np.flatnonzero(groups == g)
                 keep[idx[self.kicker_variants:]] = False
+            whole = np.zeros(15, dtype=bool)  # ranks of the bombs and the rocket held: kept whole
+            whole[:TWO + 1] = hand[:TWO + 1] == 4
+            whole[BLACK_JOKER:] = bool(hand[BLACK_JOKER] and hand[RED_JOKER])
             for m in ordinary[keep]:
+                if not danger and (MOVE_COUNTS[m][whole] > 0).any():
+                    continue  # never break a bomb or the rocket for an ordinary move, unless in danger
                 delta = plan_cost(hand - MOVE_COUNTS[m]) - (base - 1)
-                key = (round(delta, 6), int(MOVE_RANK[m]), int(m))
+                spend = self.control_weight * float(_CONTROL[m])
+                key = (round(delta + spend, 6), int(MOVE_RANK[m]), int(m), delta)
                 if best_key is None or key < best_key:
                     best, best_key = int(m), key
-            allowed = math.inf if danger else self.break_allowance + 1e-9
-            if best_key is not None and best_key[0] <= allowed:
+            allowed = math.inf if danger else self.break_allowance
+            if best_key is not None and round(best_key[3]) <= allowed:  # whole moves (the rest breaks ties)
                 return best
-        bombs = moves[np.isin(MOVE_TYPE[moves], _BOMBISH)]
+        bombs = moves[_IS_BOMBISH[moves]]
         if bombs.size:
             bomb = int(bombs[0])  # ids order bombs by rank, the rocket last
             if danger or self._wins_after(view, bomb):

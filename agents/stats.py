@@ -12,7 +12,11 @@ workers gives the same floats):
   landlord's seat (A's + B's = 1); ``landlord_bids``: the bid it became landlord at.
 * **win rate as landlord**: of its landlord hands, the fraction won; **as farmer**: of
   the farmer seats it held (a hand where it holds both farmers counts twice), the
-  fraction won. ``mean_score_as_*`` likewise, per landlord hand / per farmer seat.
+  fraction won. These include the mixed hands where it also holds a seat of the other
+  side; the ``*_h2h`` rates count only the hands where it holds a whole side against
+  the other agent (its landlord against two farmers of the other, or its two farmers
+  against the other's landlord, once per hand). ``mean_score_as_*``: per landlord hand /
+  per farmer seat.
 * **bids**: of its bidding turns, the fraction of pass / 1 / 2 / 3.
 * **double rate**: of its doubling turns (farmer seats), the fraction it doubled;
   **redouble rate**: of its redouble turns (landlord, someone doubled), the fraction.
@@ -68,6 +72,9 @@ def agent_figures(records: np.ndarray, masks: np.ndarray) -> dict:
     mine_lord = masks[hands, lord] & played
     lord_won = r[:, COL["winner"]] == r[:, COL["landlord"]]
     farmer_seats = masks & ~is_lord_seat & played[:, None]
+    n_mine = masks.sum(axis=1)
+    lord_alone = mine_lord & (n_mine == 1)  # its landlord against two farmers of the other agent
+    farmers_both = played & ~mine_lord & (n_mine == 2)  # its two farmers against the other's landlord
     bids = r[:, COL["bid0"]:COL["bid2"] + 1]
     my_bids = bids[masks & (bids >= 0)]
     dbl = r[:, COL["dbl0"]:COL["dbl2"] + 1]
@@ -84,6 +91,8 @@ def agent_figures(records: np.ndarray, masks: np.ndarray) -> dict:
         "mean_landlord_bid": _f(lord_bid.mean()) if lord_bid.size else None,
         "win_rate_landlord": _rate(mine_lord & lord_won, mine_lord),
         "win_rate_farmer": _rate(farmer_seats & ~lord_won[:, None], farmer_seats),
+        "win_rate_landlord_h2h": _rate(lord_alone & lord_won, lord_alone),
+        "win_rate_farmer_h2h": _rate(farmers_both & ~lord_won, farmers_both),
         "mean_score_as_landlord": _f(scores[hands, lord][mine_lord].mean()) if mine_lord.any() else None,
         "mean_score_as_farmer": _f(scores[farmer_seats].mean()) if farmer_seats.any() else None,
         "bids": {name: _rate(my_bids == b, my_bids.size) for b, name in enumerate(("pass", "1", "2", "3"))},

@@ -1,0 +1,200 @@
+"""Head-to-head evaluation (``agents.evaluation``, ``evaluate.py``): duplicate self-play scores
+exactly 0, the rule agent beats random with an interval above 0, the figures are present and
+consistent, workers and repeats give identical numbers, and bad input fails clearly.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import evaluate as cli  # noqa: E402
+from agents import RandomAgent, RuleAgent, evaluate  # noqa: E402
+from agents.arena import COL, AgentError, make_deal, seat_seed  # noqa: E402
+from agents.evaluation import DUPLICATE_SEATINGS, run_records  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _quiet_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.fixture(scope="module")
+def rule_vs_random() -> dict:
+    return evaluate("rule", "random", deals=60, seed=0)
+
+
+# ---------------------------------------------------------------------------- fairness
+@pytest.mark.parametrize("agent", ["rule", "random"])
+def test_self_play_in_duplicate_scores_exactly_zero(agent):
+    res = evaluate(agent, agent, deals=12, seed=3)
+    assert res["A"]["mean_score"] == 0.0 and res["B"]["mean_score"] == 0.0
+    assert res["total_score"] == {"A": 0, "B": 0}
+    assert all(x == 0.0 for x in res["per_deal_score_a"])
+
+
+def test_self_play_in_fixed_landlord_scores_exactly_zero():
+    res = evaluate("rule", "rule", deals=10, seed=1, mode="fixed-landlord")
+    assert res["A"]["mean_score"] == 0.0
+    assert res["A"]["overall"] == res["B"]["overall"]
+    assert res["A"]["landlord"]["WP"] == res["B"]["landlord"]["WP"]
+
+
+def test_every_deal_is_played_under_all_six_seatings():
+    rec = run_records("rule", "random", deals=3, seed=0)
+    assert len(rec) == 18
+    np.testing.assert_array_equal(rec[:, COL["deal"]], np.repeat(np.arange(3), 6))
+    np.testing.assert_array_equal(rec[:, COL["seating"]], np.tile(np.arange(6), 3))
+    assert sorted(DUPLICATE_SEATINGS) == sorted({"".join(p) for p in
+                                                 [("A", "A", "B"), ("A", "B", "A"), ("B", "A", "A"),
+                                                  ("B", "B", "A"), ("B", "A", "B"), ("A", "B", "B")]})
+    # the six hands of a deal start from the same cards and first bidder
+    assert len(set(rec[:6, COL["first_bidder"]])) == 1
+
+
+def test_deals_and_seat_seeds_depend_only_on_seed_and_index():
+    d1, d2 = make_deal(5, 7), make_deal(5, 7)
+    np.testing.assert_array_equal(d1.hands, d2.hands)
+    assert not np.array_equal(make_deal(5, 8).hands, d1.hands)
+    assert seat_seed(5, 7, 0) == seat_seed(5, 7, 0) != seat_seed(5, 7, 1)
+
+
+# ---------------------------------------------------------------------------- rule vs random
+def test_rule_agent_beats_random_clearly(rule_vs_random):
+    a = rule_vs_random["A"]
+    lo, hi = a["score_ci95"]
+    assert a["mean_score"] > 2.0 and lo > 0.0 and lo < a["mean_score"] < hi
+    assert a["win_rate_landlord_h2h"] > 0.8 and a["win_rate_farmer_h2h"] > 0.8
+
+
+# ---------------------------------------------------------------------------- output
+def test_figures_are_present_and_consistent(rule_vs_random):
+    res = rule_vs_random
+    assert res["deals"] == 60 and res["hands"] == 360 and res["seatings"] == list(DUPLICATE_SEATINGS)
+    for side in ("A", "B"):
+        x = res[side]
+        for key in ("mean_score", "score_se", "score_ci95", "landlord_share", "landlord_bids", "mean_landlord_bid",
+                    "win_rate_landlord", "win_rate_farmer", "win_rate_landlord_h2h", "win_rate_farmer_h2h",
+                    "mean_score_as_landlord", "mean_score_as_farmer",
+                    "bids", "double_rate", "redouble_rate", "bombs_per_hand", "seat_hands", "landlord_hands"):
+            assert key in x, key
+        assert x["seat_hands"] == 60 * 9  # each agent holds 9 of the 18 seats of a deal's six hands
+        assert math.isclose(sum(v for v in x["bids"].values()), 1.0)
+        assert math.isclose(sum(v for v in x["landlord_bids"].values() if v is not None), 1.0)
+    a, b = res["A"], res["B"]
+    # zero-sum: every hand sums to zero, so do the seats' totals and the two agents' means
+    assert res["max_abs_hand_sum"] == 0 and sum(res["seat_totals"]) == 0
+    assert res["total_score"]["A"] == -res["total_score"]["B"]
+    assert a["mean_score"] == -b["mean_score"]
+    assert math.isclose(a["mean_score"], res["total_score"]["A"] / res["hands"])
+    assert math.isclose(a["mean_score"], np.mean(res["per_deal_score_a"]))
+    assert math.isclose(a["landlord_share"] + b["landlord_share"], 1.0)
+    n_played = round(res["hands"] * (1 - res["void_rate"]))
+    assert a["landlord_hands"] + b["landlord_hands"] == n_played
+    assert math.isclose(sum(v["mean_score_a"] * v["hands"] for v in res["by_seating"].values()),
+                        res["total_score"]["A"])
+    json.dumps(res)  # JSON-ready
+
+
+def test_fixed_landlord_figures():
+    res = evaluate("rule", "random", deals=15, seed=2, mode="fixed-landlord")
+    assert res["hands"] == 30 and res["void_rate"] == 0.0 and res["config"]["bidding"] is False
+    a, b = res["A"], res["B"]
+    for x in (a, b):
+        for role in ("landlord", "farmer", "overall"):
+            assert set(x[role]) == {"WP", "ADP"}
+    assert math.isclose(a["landlord"]["WP"] + b["farmer"]["WP"], 1.0)
+    assert math.isclose(a["landlord"]["ADP"], -b["farmer"]["ADP"])
+    assert math.isclose(a["overall"]["ADP"], a["mean_score"])  # A's score per hand is its mean ADP
+    assert a["overall"]["WP"] > 0.8
+    assert a["landlord_share"] == 0.5 and a["landlord_bids"]["1"] == 1.0  # bid 1, as DouZero / RLCard
+    assert a["double_rate"] is None  # no doubling in this protocol
+
+
+# ---------------------------------------------------------------------------- determinism
+def test_same_seed_same_numbers_and_workers_do_not_change_them():
+    one = evaluate("rule", "random", deals=8, seed=11)
+    again = evaluate("rule", "random", deals=8, seed=11)
+    two = evaluate("rule", "random", deals=8, seed=11, workers=2)
+    for res in (again, two):
+        res["config"].pop("workers"), one["config"].pop("workers", None)
+        assert res == one
+    assert evaluate("rule", "random", deals=8, seed=12)["per_deal_score_a"] != one["per_deal_score_a"]
+
+
+def test_agent_objects_are_accepted_and_not_mutated():
+    r = RandomAgent(seed=123)
+    state = r.rng.bit_generator.state
+    res = evaluate(RuleAgent(), r, deals=3, seed=0)
+    assert res["hands"] == 18 and r.rng.bit_generator.state == state
+    assert res == evaluate("rule", "random", deals=3, seed=0) | {"config": res["config"]}
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_unknown_agent_name():
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        evaluate("rule", "nobody", deals=5)
+
+
+def test_missing_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        evaluate(str(tmp_path / "ckpt.pt"), "random", deals=5)
+
+
+@pytest.mark.parametrize("deals", [0, -3, 2.5, True])
+def test_zero_or_bad_deal_count(deals):
+    with pytest.raises(ValueError, match="deals must be a positive integer"):
+        evaluate("rule", "random", deals=deals)
+
+
+def test_bad_mode_and_workers():
+    with pytest.raises(ValueError, match="mode must be one of"):
+        evaluate("rule", "random", deals=2, mode="tournament")
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        evaluate("rule", "random", deals=2, workers=0)
+
+
+def test_an_illegal_action_names_the_agent():
+    class Cheater:
+        def act(self, observation, env):
+            return 0  # a pass, even on a lead or when bidding
+
+        def __repr__(self):
+            return "Cheater()"
+
+    with pytest.raises(AgentError, match=r"agent [AB] \(Cheater\(\)\)"):
+        evaluate(Cheater(), "random", deals=1)
+
+
+# ---------------------------------------------------------------------------- command line
+def test_cli_prints_a_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "results.json"
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "4", "--seed", "0", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "score/hand [95% CI]" in text and "win rate as landlord" in text and "hands/s" in text
+    res = json.loads(out.read_text())
+    assert res["config"]["a"] == "rule" and res["hands"] == 24 and "A" in res and "B" in res
+
+
+def test_cli_fixed_landlord_table(capsys):
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "3", "--mode", "fixed-landlord"]) == 0
+    assert "WP as landlord" in capsys.readouterr().out
+
+
+def test_cli_errors(capsys, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--a", "rule", "--b", "random", "--deals", "0"])
+    assert e.value.code == 2 and "--deals must be at least 1" in capsys.readouterr().err
+    assert cli.main(["--a", "rule", "--b", "nobody", "--deals", "2"]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    assert cli.main(["--a", str(tmp_path / "missing.pt"), "--b", "random", "--deals", "2"]) == 2
+    assert "not found" in capsys.readouterr().err
