@@ -1,0 +1,7 @@
+"""DouZero-style Deep Monte-Carlo agent and trainer (see ``train.py`` and ``configs/``)."""
+from .agent import DMCAgent
+from .config import TrainConfig, load_config
+from .model import DMCModel
+from .trainer import load_checkpoint, train
+
+__all__ = ["DMCAgent", "DMCModel", "TrainConfig", "load_config", "load_checkpoint", "train"]

@@ -1,0 +1,207 @@
+"""Typed training configuration: a dataclass, loaded from YAML, overridden with ``--set key=value``.
+
+Every key is a field of :class:`TrainConfig`; an unknown key, a value of the wrong type or
+an out-of-range value raises ``ValueError`` naming the key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+NET_NAMES = ("landlord", "farmer_down", "farmer_up", "bidding")
+POSITIONS = ("landlord", "farmer_down", "farmer_up")
+
+
+@dataclass
+class TrainConfig:
+    # --- run
+    name: str = "dmc"
+    seed: int = 0
+    device: str = "cpu"  # "cpu", "cuda", "cuda:1": learner and actor inference
+    torch_threads: int = 1  # intra-op threads of each process (learner and every actor)
+    # --- environment (the rulebook game by default)
+    bidding: bool = True  # False: fixed landlord at bid 1 (DouZero setting)
+    doubling: bool = True
+    # --- actors
+    num_actors: int = 1  # actor processes; 0: act inline in the learner process (deterministic)
+    num_envs: int = 64  # tables per actor (one VectorDouDizhu), one forward pass serves them all
+    epsilon: float = 0.01  # epsilon-greedy exploration while acting (play phase)
+    bid_epsilon: float = 0.1  # exploration of the bid / double / redouble decisions (they are few, and a
+    #                           greedy "all pass" start would void every hand and starve the play networks)
+    num_buffers: int = 16  # shared-memory batches in flight (actor mode)
+    sync_every: int = 1  # actors refresh their weights from the learner every this many batches they send
+    # --- learner
+    total_frames: int = 1_000_000  # decisions produced by the actors
+    max_seconds: float = 0.0  # > 0: also stop after this many seconds of this session (benchmarks)
+    batch_size: int = 1024  # transitions per update
+    optimizer: str = "adam"  # "adam" or "rmsprop" (DouZero: rmsprop, lr 1e-4, alpha 0.99, eps 1e-5)
+    lr: float = 3e-4
+    rmsprop_alpha: float = 0.99
+    optim_eps: float = 1e-5
+    max_grad_norm: float = 40.0
+    # --- targets: the Monte-Carlo return of the hand, from the acting seat's view (its own R19 score)
+    target: str = "scale"  # "scale": score / score_scale; "sign": sign(score) (win/loss); "none": raw score
+    score_scale: float = 8.0
+    # --- network
+    state_layers: list[int] = field(default_factory=lambda: [512, 256])  # state encoder (once per decision)
+    head_layers: list[int] = field(default_factory=lambda: [256, 128])  # Q head over (state, action), per candidate
+    history_lstm: int = 0  # > 0: an LSTM of this width over the 15 history planes, 3 plays a step (DouZero: 128)
+    precision: str = "fp32"  # "bf16": autocast matmuls to bfloat16 (acting and learning; weights stay fp32)
+    # --- bookkeeping
+    log_every: float = 10.0  # seconds between CSV / log lines
+    checkpoint_every: int = 200_000  # frames between checkpoints (and one at the end)
+    keep_checkpoints: bool = False  # keep every checkpoint (else only the latest, plus the final one)
+
+    # ------------------------------------------------------------------ validation
+    def validate(self) -> "TrainConfig":
+        def bad(key: str, why: str) -> ValueError:
+            return ValueError(f"config key {key!r}: {why} (got {getattr(self, key)!r})")
+
+        if not self.name or any(c in self.name for c in "/\\ "):
+            raise bad("name", "a non-empty name without slashes or spaces")
+        if not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise bad("device", "'cpu' or 'cuda[:n]'")
+        for key in ("num_envs", "batch_size", "total_frames", "num_buffers", "sync_every", "torch_threads",
+                    "checkpoint_every"):
+            if getattr(self, key) < 1:
+                raise bad(key, "must be at least 1")
+        if self.num_actors < 0:
+            raise bad("num_actors", "must be >= 0")
+        for key in ("epsilon", "bid_epsilon"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise bad(key, "must be in [0, 1]")
+        if self.optimizer not in ("adam", "rmsprop"):
+            raise bad("optimizer", "'adam' or 'rmsprop'")
+        if self.lr <= 0:
+            raise bad("lr", "must be > 0")
+        if self.target not in ("scale", "sign", "none"):
+            raise bad("target", "'scale', 'sign' or 'none'")
+        if self.score_scale <= 0:
+            raise bad("score_scale", "must be > 0")
+        if any(int(x) < 1 for x in self.state_layers):
+            raise bad("state_layers", "a list of positive layer widths (may be empty)")
+        if not self.head_layers or any(int(x) < 1 for x in self.head_layers):
+            raise bad("head_layers", "a non-empty list of positive layer widths")
+        if self.precision not in ("fp32", "bf16"):
+            raise bad("precision", "'fp32' or 'bf16'")
+        if self.history_lstm < 0:
+            raise bad("history_lstm", "must be >= 0")
+        if self.max_seconds < 0:
+            raise bad("max_seconds", "must be >= 0")
+        if self.log_every <= 0:
+            raise bad("log_every", "must be > 0")
+        if self.num_actors > 0 and self.num_buffers < 2:
+            raise bad("num_buffers", "at least 2 with actor processes")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def autocast(self):
+        """The autocast context of ``precision`` (a no-op for fp32)."""
+        import contextlib
+
+        import torch
+
+        if self.precision == "fp32":
+            return contextlib.nullcontext()
+        return torch.autocast(device_type="cuda" if self.device.startswith("cuda") else "cpu", dtype=torch.bfloat16)
+
+    def model_kwargs(self) -> dict[str, Any]:
+        return {"state_layers": list(self.state_layers), "head_layers": list(self.head_layers),
+                "history_lstm": self.history_lstm}
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+_HINTS = typing.get_type_hints(TrainConfig)
+
+
+def _coerce(key: str, value: Any, from_text: bool) -> Any:
+    """``value`` as the type of field ``key`` (strings from ``--set`` are parsed as YAML scalars)."""
+    tp = _HINTS[key]
+    if from_text and isinstance(value, str) and tp is not str:
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ValueError(f"config key {key!r}: cannot parse {value!r}") from None
+    if tp in (int, float) and isinstance(value, str):  # YAML 1.1 reads "1e-3" and "1e6" as strings
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    origin = typing.get_origin(tp)
+    if origin is list:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+            raise ValueError(f"config key {key!r}: expected a list of integers, got {value!r}")
+        return list(value)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"config key {key!r}: expected true/false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 1e6 in YAML
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"config key {key!r}: expected an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"config key {key!r}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ValueError(f"config key {key!r}: expected a string, got {value!r}")
+        return value
+    raise TypeError(f"unsupported field type {tp} for {key}")  # pragma: no cover
+
+
+def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[str, Any] | None = None,
+                     base: TrainConfig | None = None) -> TrainConfig:
+    """A validated config: ``base`` (or the defaults), then ``data``'s keys, then ``overrides``.
+
+    ``overrides``: ``["key=value", ...]`` (values parsed as YAML scalars) or a dict.
+    """
+    values = (base or TrainConfig()).to_dict()
+    for key, value in (data or {}).items():
+        if key not in _FIELDS:
+            raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
+        values[key] = _coerce(key, value, from_text=False)
+    if isinstance(overrides, dict):
+        items = [(k, v, False) for k, v in overrides.items()]
+    else:
+        items = []
+        for text in overrides or []:
+            if "=" not in text:
+                raise ValueError(f"--set expects key=value, got {text!r}")
+            k, v = text.split("=", 1)
+            items.append((k.strip(), v.strip(), True))
+    for key, value, from_text in items:
+        if key not in _FIELDS:
+            raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
+        values[key] = _coerce(key, value, from_text)
+    return TrainConfig(**values).validate()
+
+
+def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
+    """The config of a YAML file (None: the defaults) with ``overrides`` applied."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        text = Path(path).read_text()
+        data = yaml.safe_load(text) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a config file is a mapping of keys to values")
+    return config_from_dict(data, overrides)
+
+
+def save_config(cfg: TrainConfig, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+
+
+__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "config_from_dict", "load_config", "save_config"]

@@ -1,0 +1,208 @@
+"""Acting on a batch of tables and turning finished hands into (state, action, target) samples.
+
+:class:`Collector` steps one :class:`~ddz_env.vector.VectorDouDizhu`: one forward pass picks
+the action of every table (epsilon-greedy). Every decision waits in its table's pending
+list (planes, action, net, seat) until the hand ends; then each of the hand's decisions
+gets the final R19 score of the seat that made it, transformed (:func:`transform_target`);
+a void hand (all passed) gives 0 to everyone. Finished samples accumulate in a staging
+area that :meth:`Collector.pop_batch` hands out in fixed-size batches.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from ddz_env.vector import VectorDouDizhu
+
+from .config import TrainConfig
+from .model import BIDDING_NET, OBS_CELLS, net_ids
+
+MAX_DECISIONS = 168  # bids 3 + doubles 2 + redouble 1 + plays <= 54 moves + 2 passes between moves
+
+
+def transform_target(scores: np.ndarray, target: str, score_scale: float) -> np.ndarray:
+    """The learning target of raw R19 scores: "scale" (score / score_scale), "sign" or "none"."""
+    s = np.asarray(scores, dtype=np.float32)
+    if target == "scale":
+        return s / np.float32(score_scale)
+    if target == "sign":
+        return np.sign(s)
+    if target == "none":
+        return s
+    raise ValueError(f"unknown target transform {target!r}")
+
+
+class Pending:
+    """Per-table lists of the current hand's decisions, flushed with targets when the hand ends."""
+
+    def __init__(self, num_envs: int, max_len: int = MAX_DECISIONS):
+        self.num_envs = num_envs
+        self.obs = np.zeros((num_envs, max_len, OBS_CELLS), np.int8)
+        self.action = np.zeros((num_envs, max_len), np.int32)
+        self.net = np.zeros((num_envs, max_len), np.int8)
+        self.seat = np.zeros((num_envs, max_len), np.int8)
+        self.length = np.zeros(num_envs, np.int64)
+        self._b = np.arange(num_envs)
+
+    def add(self, obs: np.ndarray, action: np.ndarray, net: np.ndarray, seat: np.ndarray) -> None:
+        """One decision in every table."""
+        k = self.length
+        if k.max() >= self.obs.shape[1]:
+            raise RuntimeError("a hand has more decisions than MAX_DECISIONS")
+        self.obs[self._b, k] = obs.reshape(self.num_envs, OBS_CELLS)
+        self.action[self._b, k] = action
+        self.net[self._b, k] = net
+        self.seat[self._b, k] = seat
+        self.length += 1
+
+    def flush(self, slots: np.ndarray, final_scores: np.ndarray, void: np.ndarray, target: str,
+              score_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Samples of the ended hands in ``slots``: each decision's target is its seat's final score
+        (transformed); void hands score 0. ``final_scores`` (B, 3), ``void`` (B,). Clears the slots."""
+        slots = np.asarray(slots, dtype=np.int64)
+        n = self.length[slots]
+        valid = np.arange(self.obs.shape[1])[None, :] < n[:, None]  # (K, max_len)
+        obs = self.obs[slots][valid]
+        action = self.action[slots][valid]
+        net = self.net[slots][valid]
+        seat = self.seat[slots][valid].astype(np.int64)
+        hand = np.repeat(slots, n)
+        scores = final_scores[hand, seat] * ~void[hand]
+        self.length[slots] = 0
+        return obs, action, net, transform_target(scores, target, score_scale)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        valid = np.arange(self.obs.shape[1])[None, :] < self.length[:, None]
+        return {"length": torch.from_numpy(self.length.copy()), "obs": torch.from_numpy(self.obs[valid]),
+                "action": torch.from_numpy(self.action[valid]), "net": torch.from_numpy(self.net[valid]),
+                "seat": torch.from_numpy(self.seat[valid])}
+
+    def load_state_dict(self, d: dict[str, torch.Tensor]) -> None:
+        self.length[:] = d["length"].numpy()
+        valid = np.arange(self.obs.shape[1])[None, :] < self.length[:, None]
+        self.obs[valid] = d["obs"].numpy()
+        self.action[valid] = d["action"].numpy()
+        self.net[valid] = d["net"].numpy()
+        self.seat[valid] = d["seat"].numpy()
+
+
+# the VectorDouDizhu arrays that are derived (views, caches) and not saved
+_ENV_SKIP = {"_b", "_b3", "_ring_base", "_hands2", "_played2", "_n_cards1", "_moves_made1", "_hist_moves1",
+             "_hist_seats1", "_rows", "_ids", "_starts", "slot_seeds"}
+
+
+def env_state_dict(env: VectorDouDizhu) -> dict[str, Any]:
+    """Everything needed to continue ``env`` exactly (arrays as tensors, generator states)."""
+    arrays = {k: torch.from_numpy(np.array(v)) for k, v in vars(env).items()
+              if isinstance(v, np.ndarray) and k not in _ENV_SKIP}
+    return {"arrays": arrays, "rngs": [r.bit_generator.state for r in env._rngs],
+            "fresh": bool(env._fresh)}
+
+
+def load_env_state_dict(env: VectorDouDizhu, d: dict[str, Any]) -> None:
+    for k, v in d["arrays"].items():
+        getattr(env, k)[...] = v.numpy()  # in place: the flat views stay valid
+    for r, s in zip(env._rngs, d["rngs"]):
+        r.bit_generator.state = s
+    env._fresh = d["fresh"]
+    env._refresh_legal()
+
+
+class Stats:
+    """Mean raw score per position (landlord, farmer down, farmer up) of the finished hands."""
+
+    def __init__(self):
+        self.sums = np.zeros(3)
+        self.hands = 0
+        self.voids = 0
+
+    def add(self, final_scores: np.ndarray, landlord: np.ndarray, void: np.ndarray, ended: np.ndarray) -> None:
+        ok = ended[~void[ended]]
+        self.voids += int(void[ended].sum())
+        if ok.size:
+            lord = landlord[ok]
+            for p in range(3):
+                self.sums[p] += final_scores[ok, (lord + p) % 3].sum()
+            self.hands += ok.size
+
+    def as_array(self) -> np.ndarray:
+        return np.array([*self.sums, self.hands, self.voids], np.float64)
+
+    def clear(self) -> None:
+        self.sums[:] = 0
+        self.hands = self.voids = 0
+
+
+class Collector:
+    """An actor's tables: act with ``model`` (epsilon-greedy), collect finished samples."""
+
+    def __init__(self, cfg: TrainConfig, seed: int, device: str = "cpu"):
+        self.cfg = cfg
+        self.device = device
+        self.env = VectorDouDizhu(cfg.num_envs, seed=seed, bidding=cfg.bidding, doubling=cfg.doubling)
+        self.rng = np.random.default_rng([seed, 7])
+        self.pending = Pending(cfg.num_envs)
+        self.stats = Stats()
+        self.obs = self.env.observe()
+        self._stage: list[tuple[np.ndarray, ...]] = []
+        self._staged = 0
+        self.decisions = 0
+
+    def step(self, model) -> None:
+        """One decision in every table."""
+        env = self.env
+        _, ids, starts = env.legal_sets()
+        seat = env.current_player.copy()
+        nets = net_ids(env.phase, seat, env.landlord)
+        obs = self.obs.reshape(env.num_envs, OBS_CELLS)
+        with self.cfg.autocast():
+            actions = model.choose(obs, nets, starts, ids)
+        if self.cfg.epsilon > 0 or self.cfg.bid_epsilon > 0:
+            eps = np.where(nets == BIDDING_NET, self.cfg.bid_epsilon, self.cfg.epsilon)
+            explore = self.rng.random(env.num_envs) < eps
+            if explore.any():
+                actions = np.where(explore, env.random_actions(self.rng), actions)
+        self.pending.add(obs, actions, nets, seat)
+        out, _, done, info = env.step(actions)
+        self.decisions += env.num_envs
+        self.obs = out["observation"]
+        ended = np.flatnonzero(done)
+        if ended.size:
+            sample = self.pending.flush(ended, info["final_scores"], info["void"], self.cfg.target,
+                                        self.cfg.score_scale)
+            self._stage.append(sample)
+            self._staged += sample[0].shape[0]
+            self.stats.add(info["final_scores"], info["landlord"], info["void"], ended)
+
+    def pop_batch(self, size: int) -> tuple[np.ndarray, ...] | None:
+        """``size`` finished samples (obs int8, action int32, net int8, target float32), oldest first."""
+        if self._staged < size:
+            return None
+        parts = [np.concatenate(x) for x in zip(*self._stage)]
+        batch = tuple(p[:size] for p in parts)
+        rest = tuple(p[size:] for p in parts)
+        self._staged -= size
+        self._stage = [rest] if self._staged else []
+        return batch
+
+    def state_dict(self) -> dict[str, Any]:
+        parts = [np.concatenate(x) for x in zip(*self._stage)] if self._stage else []
+        return {"env": env_state_dict(self.env), "pending": self.pending.state_dict(),
+                "rng": self.rng.bit_generator.state, "obs": torch.from_numpy(np.array(self.obs)),
+                "stage": [torch.from_numpy(p) for p in parts], "decisions": int(self.decisions)}
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        load_env_state_dict(self.env, d["env"])
+        self.pending.load_state_dict(d["pending"])
+        self.rng.bit_generator.state = d["rng"]
+        self.obs = d["obs"].numpy().copy()
+        parts = [t.numpy().copy() for t in d["stage"]]
+        self._stage = [tuple(parts)] if parts else []
+        self._staged = parts[0].shape[0] if parts else 0
+        self.decisions = int(d["decisions"])
+
+
+__all__ = ["Collector", "Pending", "Stats", "transform_target", "env_state_dict", "load_env_state_dict",
+           "MAX_DECISIONS"]

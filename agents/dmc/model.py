@@ -1,0 +1,148 @@
+"""Q(s, a) networks: the state is encoded once per decision, then scored with every candidate action.
+
+Four networks (``NET_NAMES``): the play-phase landlord, the farmer after it ("down"), the
+farmer before it ("up"), and one for the bid / double / redouble decisions (whose value is
+the hand's expected score for the seat). Net of a decision: :func:`net_ids`.
+
+A :class:`QNet` is
+
+* a state encoder: an MLP over the env's 29 x 4 x 15 observation planes (history
+  included), optionally with an LSTM over the 15 history planes (DouZero's design), run
+  once per decision;
+* an action encoding: the action's 60-cell card plane (``MOVE_PLANES``), a one-hot of its
+  move type, and a one-hot of the 8 bid / double / redouble choices (a fixed table);
+* a Q head: an MLP over concat(state embedding, action features). Its first layer is
+  split, ``W [s; a] = W_s s + W_a a``, so ``W_s s`` is computed once per decision and only
+  ``W_a a`` (and the layers after it) per candidate.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from ddz_env.actions import NUM_ACTIONS
+from ddz_env.game import Phase
+from ddz_env.moves import MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
+from ddz_env.observation import CH_HISTORY, HISTORY, MOVE_PLANES, OBS_SHAPE
+
+from .config import NET_NAMES
+
+OBS_CELLS = int(np.prod(OBS_SHAPE))  # 1740
+PLANE = 60
+BIDDING_NET = 3
+NUM_NETS = len(NET_NAMES)
+LSTM_GROUP = 3  # history plays per LSTM step
+
+
+def _action_table() -> np.ndarray:
+    """(NUM_ACTIONS, ACTION_DIM) float32 features of every action id."""
+    feats = np.zeros((NUM_ACTIONS, PLANE + NUM_MOVE_TYPES + 8), np.float32)
+    feats[:NUM_MOVES, :PLANE] = MOVE_PLANES[:NUM_MOVES]
+    feats[np.arange(NUM_MOVES), PLANE + MOVE_TYPE.astype(np.int64)] = 1.0
+    feats[NUM_MOVES + np.arange(8), PLANE + NUM_MOVE_TYPES + np.arange(8)] = 1.0
+    return feats
+
+
+ACTION_FEATURES = _action_table()
+ACTION_DIM = ACTION_FEATURES.shape[1]
+
+
+def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.ndarray:
+    """Net of each decision: 3 before the play phase, else the role (seat - landlord) % 3."""
+    phase = np.asarray(phase)
+    role = (np.asarray(seat) - np.asarray(landlord)) % 3
+    return np.where(phase == int(Phase.PLAY), role, BIDDING_NET).astype(np.int64)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+class QNet(nn.Module):
+    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0):
+        super().__init__()
+        self.history_lstm = int(history_lstm)
+        in_dim = OBS_CELLS
+        if self.history_lstm:
+            self.lstm = nn.LSTM(LSTM_GROUP * PLANE, self.history_lstm, batch_first=True)
+            in_dim += self.history_lstm
+        self.state = _mlp([in_dim] + list(state_layers))  # state_layers may be empty: DouZero's layout
+        h0 = head_layers[0]
+        self.head_state = nn.Linear(state_layers[-1] if state_layers else in_dim, h0)
+        self.head_action = nn.Linear(ACTION_DIM, h0, bias=False)
+        self.head = nn.Sequential(nn.ReLU(), _mlp(list(head_layers)), nn.Linear(head_layers[-1], 1))
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(N, 1740) planes (any dtype) -> (N, h0): the state's part of the head's first layer."""
+        x = obs.reshape(obs.shape[0], OBS_CELLS).float()
+        if self.history_lstm:
+            # the 15 plays, oldest first, 3 a step (as DouZero's 5 x 3-move history)
+            hist = x[:, CH_HISTORY * PLANE:(CH_HISTORY + HISTORY) * PLANE].reshape(-1, HISTORY, PLANE).flip(1)
+            _, (h, _) = self.lstm(hist.reshape(-1, HISTORY // LSTM_GROUP, LSTM_GROUP * PLANE))
+            x = torch.cat([x, h[-1]], dim=1)
+        return self.head_state(self.state(x))
+
+    def score(self, state_part: torch.Tensor, rows: torch.Tensor | None, action_feats: torch.Tensor) -> torch.Tensor:
+        """Q of candidates: ``state_part[rows]`` (rows None: one candidate per state) with ``action_feats``."""
+        s = state_part if rows is None else state_part.index_select(0, rows)
+        return self.head(s + self.head_action(action_feats)).squeeze(1).float()
+
+    def forward(self, obs: torch.Tensor, action_feats: torch.Tensor) -> torch.Tensor:
+        """Q of one (state, action) pair per row."""
+        return self.score(self.encode_state(obs), None, action_feats)
+
+
+class DMCModel(nn.Module):
+    """The four Q-networks, and the action feature table (a buffer, not saved)."""
+
+    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0):
+        super().__init__()
+        self.kwargs = {"state_layers": list(state_layers), "head_layers": list(head_layers),
+                       "history_lstm": int(history_lstm)}
+        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm) for _ in NET_NAMES)
+        self.register_buffer("action_table", torch.from_numpy(ACTION_FEATURES), persistent=False)
+
+    def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q of (obs[i], actions[i]) pairs, all of network ``net`` (training)."""
+        return self.nets[net](obs, self.action_table.index_select(0, actions))
+
+    @torch.inference_mode()
+    def choose(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Greedy action of every decision from compact legal sets (``legal_starts``, ``legal_ids``).
+
+        ``obs`` (B, 1740) planes, ``nets`` (B,) net ids. Each state is encoded once; candidates
+        are scored in one batch per network; forced decisions (one legal action) are not scored.
+        """
+        device = self.action_table.device
+        B = nets.shape[0]
+        counts = np.diff(starts)
+        actions = ids[starts[:-1]].copy()  # the first legal id: the choice when it is the only one
+        for n in range(NUM_NETS):
+            idx = np.flatnonzero((nets == n) & (counts > 1))
+            if idx.size == 0:
+                continue
+            c = counts[idx]
+            total = int(c.sum())
+            first = c.cumsum() - c
+            rows = np.repeat(np.arange(idx.size), c)
+            pos = np.arange(total) - np.repeat(first, c) + np.repeat(starts[idx], c)
+            cand = ids[pos]
+            x = torch.from_numpy(np.ascontiguousarray(obs[idx])).to(device)
+            rows_t = torch.from_numpy(rows).to(device)
+            net = self.nets[n]
+            q = net.score(net.encode_state(x), rows_t,
+                          self.action_table.index_select(0, torch.from_numpy(cand).to(device))).float()
+            best = torch.full((idx.size,), -torch.inf, device=device).scatter_reduce(0, rows_t, q, "amax")
+            is_best = q >= best.index_select(0, rows_t)
+            j = torch.arange(total, device=device)
+            j = torch.where(is_best, j, torch.full_like(j, total))
+            first_best = torch.full((idx.size,), total, device=device, dtype=j.dtype).scatter_reduce(0, rows_t, j, "amin")
+            actions[idx] = cand[first_best.cpu().numpy()]
+        return actions
+
+
+__all__ = ["DMCModel", "QNet", "net_ids", "ACTION_FEATURES", "ACTION_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]

@@ -1,0 +1,409 @@
+"""The DMC learner and its actors (DouZero's Deep Monte-Carlo, batched).
+
+Read top to bottom:
+
+1. :func:`learn`: one update. Every sample is (planes, action, net, target); each of the
+   four networks regresses its own samples' Q(s, a) on the Monte-Carlo targets (MSE), one
+   optimizer over all of them (the per-network losses are summed, so each network gets
+   the gradient of its own mean loss).
+2. :func:`actor_loop`: an actor process. It steps ``num_envs`` tables with one forward pass
+   per step, and writes fixed-size batches of finished samples into shared-memory buffers
+   (free / full index queues, as DouZero). It refreshes its weights from the learner's
+   shared-memory model copy.
+3. :func:`train`: the learner. With ``num_actors: 0`` it acts inline (deterministic, and
+   ``--resume`` continues bit for bit); else it starts the actor processes, consumes
+   their batches and publishes weights after every update. CSV log, progress bar,
+   checkpoints, learning curve.
+"""
+from __future__ import annotations
+
+import csv
+import logging
+import math
+import os
+import queue
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import multiprocessing as mp
+
+from .config import NET_NAMES, POSITIONS, TrainConfig, config_from_dict, save_config
+from .experience import Collector
+from .model import NUM_NETS, OBS_CELLS, DMCModel
+
+log = logging.getLogger("dmc")
+FORMAT_VERSION = 1
+CSV_FIELDS = (["time_s", "frames", "updates", "fps"] + [f"loss_{n}" for n in NET_NAMES]
+              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate"])
+
+
+# ---------------------------------------------------------------------------------------------- learner
+def make_model(cfg: TrainConfig) -> DMCModel:
+    return DMCModel(**cfg.model_kwargs())
+
+
+def make_optimizer(cfg: TrainConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=cfg.optim_eps)
+    return torch.optim.RMSprop(model.parameters(), lr=cfg.lr, alpha=cfg.rmsprop_alpha, eps=cfg.optim_eps)
+
+
+def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.ndarray, ...], cfg: TrainConfig,
+          device: torch.device) -> list[float]:
+    """One update on a batch (obs int8 (N, 1740), action int32, net int8, target float32): losses per net."""
+    obs, action, net, target = batch
+    obs_t = torch.from_numpy(obs).to(device, non_blocking=True)
+    action_t = torch.from_numpy(action.astype(np.int64)).to(device, non_blocking=True)
+    target_t = torch.from_numpy(target).to(device, non_blocking=True)
+    losses = [math.nan] * NUM_NETS
+    total = None
+    parts = []
+    for n in range(NUM_NETS):
+        sel = np.flatnonzero(net == n)
+        if sel.size == 0:
+            continue
+        sel_t = torch.from_numpy(sel).to(device)
+        with cfg.autocast():
+            q = model.q_pairs(n, obs_t.index_select(0, sel_t), action_t.index_select(0, sel_t))
+        loss = torch.mean((q - target_t.index_select(0, sel_t)) ** 2)
+        parts.append((n, loss))
+        total = loss if total is None else total + loss
+    optimizer.zero_grad(set_to_none=True)
+    total.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+    optimizer.step()
+    for n, loss in parts:
+        losses[n] = float(loss.detach())
+    return losses
+
+
+# ---------------------------------------------------------------------------------------------- actors
+def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version, buffers: dict[str, torch.Tensor],
+               free_q, full_q, stop, seed_offset: int = 0) -> None:
+    """An actor process: act on ``num_envs`` tables, send batches through the shared buffers.
+
+    ``seed_offset`` (the frames done so far) gives a resumed run fresh deals."""
+    full_q.cancel_join_thread()  # exit at once when stopped, even with batches the learner will not read
+    cfg = config_from_dict(cfg_dict)
+    torch.set_num_threads(cfg.torch_threads)
+    device = torch.device(cfg.device)
+    model = make_model(cfg).to(device)
+    model.eval()
+    seen = -1
+    collector = Collector(cfg, seed=cfg.seed * 1000 + rank + 1 + 7919 * seed_offset)
+    sent = 0
+    try:
+        while not stop.is_set():
+            if sent % cfg.sync_every == 0 and version.value != seen:
+                with lock:
+                    seen = version.value
+                    model.load_state_dict(shared_model.state_dict())
+            collector.step(model)
+            while not stop.is_set():
+                batch = collector.pop_batch(cfg.batch_size)
+                if batch is None:
+                    break
+                while True:
+                    try:
+                        idx = free_q.get(timeout=0.5)
+                        break
+                    except queue.Empty:
+                        if stop.is_set():
+                            return
+                if idx is None:
+                    return
+                for key, arr in zip(("obs", "action", "net", "target"), batch):
+                    buffers[key][idx].copy_(torch.from_numpy(arr))
+                buffers["stats"][idx].copy_(torch.from_numpy(collector.stats.as_array()))
+                collector.stats.clear()
+                full_q.put(idx)
+                sent += 1
+    except KeyboardInterrupt:
+        pass
+
+
+def _make_buffers(cfg: TrainConfig) -> dict[str, torch.Tensor]:
+    n, b = cfg.num_buffers, cfg.batch_size
+    return {
+        "obs": torch.zeros((n, b, OBS_CELLS), dtype=torch.int8).share_memory_(),
+        "action": torch.zeros((n, b), dtype=torch.int32).share_memory_(),
+        "net": torch.zeros((n, b), dtype=torch.int8).share_memory_(),
+        "target": torch.zeros((n, b), dtype=torch.float32).share_memory_(),
+        "stats": torch.zeros((n, 5), dtype=torch.float64).share_memory_(),
+    }
+
+
+# ---------------------------------------------------------------------------------------------- checkpoints
+def checkpoint_dict(cfg: TrainConfig, model: DMCModel, optimizer, frames: int, updates: int, elapsed: float,
+                    collector: Collector | None) -> dict[str, Any]:
+    """A self-describing checkpoint of plain containers and tensors (``torch.load(weights_only=True)``)."""
+    return {
+        "agent": "dmc",
+        "format_version": FORMAT_VERSION,
+        "config": cfg.to_dict(),
+        "model_kwargs": model.kwargs,
+        "net_names": list(NET_NAMES),
+        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "optimizer": optimizer.state_dict(),
+        "frames": int(frames),
+        "updates": int(updates),
+        "elapsed": float(elapsed),
+        "torch_rng": torch.get_rng_state(),
+        "collector": collector.state_dict() if collector is not None else None,
+    }
+
+
+def save_checkpoint(ck: dict[str, Any], path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(ck, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[str, Any]:
+    """A DMC checkpoint (a file, or a run folder's ``checkpoint.pt``); FileNotFoundError / ValueError."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "checkpoint.pt"
+    if not p.is_file():
+        raise FileNotFoundError(f"no checkpoint at {p}")
+    try:
+        ck = torch.load(p, map_location=map_location, weights_only=True)
+    except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
+        raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(ck, dict) or ck.get("agent") != "dmc":
+        raise ValueError(f"{p}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
+    if ck.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{p}: unsupported DMC checkpoint format {ck.get('format_version')!r}")
+    for key in ("config", "model", "model_kwargs"):
+        if key not in ck:
+            raise ValueError(f"{p}: DMC checkpoint without {key!r}")
+    return ck
+
+
+# ---------------------------------------------------------------------------------------------- logging
+class RunLog:
+    """CSV rows of frames, fps, mean loss per network and mean score per position."""
+
+    def __init__(self, path: Path, append: bool):
+        self.path = path
+        exists = append and path.exists()
+        self.file = open(path, "a" if exists else "w", newline="")
+        self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS)
+        if not exists:
+            self.writer.writeheader()
+        self.reset_window(0)
+
+    def reset_window(self, frames: int) -> None:
+        self.t0 = time.perf_counter()
+        self.f0 = frames
+        self.losses = [[] for _ in range(NUM_NETS)]
+        self.stats = np.zeros(5)
+
+    def add(self, losses: list[float], stats: np.ndarray | None) -> None:
+        for n, l in enumerate(losses):
+            if not math.isnan(l):
+                self.losses[n].append(l)
+        if stats is not None:
+            self.stats += stats
+
+    def due(self, every: float) -> bool:
+        return time.perf_counter() - self.t0 >= every
+
+    def write(self, elapsed: float, frames: int, updates: int) -> dict[str, Any]:
+        dt = max(time.perf_counter() - self.t0, 1e-9)
+        hands = self.stats[3]
+        row: dict[str, Any] = {"time_s": round(elapsed, 2), "frames": frames, "updates": updates,
+                               "fps": round((frames - self.f0) / dt, 1)}
+        for n, name in enumerate(NET_NAMES):
+            row[f"loss_{name}"] = round(float(np.mean(self.losses[n])), 6) if self.losses[n] else ""
+        for p, name in enumerate(POSITIONS):
+            row[f"return_{name}"] = round(self.stats[p] / hands, 4) if hands else ""
+        row["hands"] = int(hands)
+        total = hands + self.stats[4]
+        row["void_rate"] = round(self.stats[4] / total, 4) if total else ""
+        self.writer.writerow(row)
+        self.file.flush()
+        self.reset_window(frames)
+        return row
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
+    """Mean score per position and loss per network against frames; False if matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib is not installed: no learning-curve PNG")
+        return False
+    with open(csv_path) as f:
+        rows = list(csv.DictReader(f))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+
+    def series(key):
+        pts = [(float(r["frames"]), float(r[key])) for r in rows if r.get(key) not in ("", None)]
+        return ([p[0] for p in pts], [p[1] for p in pts])
+
+    for name in POSITIONS:
+        ax1.plot(*series(f"return_{name}"), label=name)
+    ax1.set_xlabel("frames")
+    ax1.set_ylabel("mean score per hand (R19)")
+    ax1.axhline(0, color="grey", lw=0.5)
+    ax1.legend()
+    for name in NET_NAMES:
+        ax2.plot(*series(f"loss_{name}"), label=name)
+    ax2.set_xlabel("frames")
+    ax2.set_ylabel("MSE loss")
+    ax2.set_yscale("log")
+    ax2.legend()
+    fig.suptitle(png_path.parent.name)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------- training
+def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] | None = None,
+          progress: bool = True) -> Path:
+    """Train into ``run_dir`` (config.yaml, log.csv, checkpoint.pt, learning_curve.png); returns the checkpoint path.
+
+    ``resume``: a checkpoint dict to continue from (its config is the one ``cfg`` should be).
+    """
+    if cfg.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"config key 'device': {cfg.device!r} but torch sees no CUDA device (use device=cpu)")
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir / "config.yaml")
+    torch.set_num_threads(cfg.torch_threads)
+    device = torch.device(cfg.device)
+    torch.manual_seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    model = make_model(cfg).to(device)
+    optimizer = make_optimizer(cfg, model)
+    frames = updates = 0
+    elapsed0 = 0.0
+    collector = Collector(cfg, seed=cfg.seed * 1000) if cfg.num_actors == 0 else None
+    if resume is not None:
+        model.load_state_dict(resume["model"])
+        optimizer.load_state_dict(resume["optimizer"])
+        frames, updates, elapsed0 = int(resume["frames"]), int(resume["updates"]), float(resume["elapsed"])
+        torch.set_rng_state(resume["torch_rng"])
+        if collector is not None and resume.get("collector") is not None:
+            collector.load_state_dict(resume["collector"])
+        log.info("resumed at %d frames, %d updates", frames, updates)
+    ckpt_path = run_dir / "checkpoint.pt"
+    runlog = RunLog(run_dir / "log.csv", append=resume is not None)
+    t_start = time.perf_counter()
+    next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=cfg.total_frames, initial=frames, unit="fr", unit_scale=True, dynamic_ncols=True)
+
+    def elapsed() -> float:
+        return elapsed0 + time.perf_counter() - t_start
+
+    def done() -> bool:
+        if frames >= cfg.total_frames:
+            return True
+        return cfg.max_seconds > 0 and time.perf_counter() - t_start >= cfg.max_seconds
+
+    def save() -> None:
+        ck = checkpoint_dict(cfg, model, optimizer, frames, updates, elapsed(), collector)
+        save_checkpoint(ck, ckpt_path)
+        if cfg.keep_checkpoints:
+            save_checkpoint(ck, run_dir / f"checkpoint_{frames:012d}.pt")
+
+    def after_update(losses: list[float], stats: np.ndarray | None) -> None:
+        nonlocal next_ckpt
+        runlog.add(losses, stats)
+        if bar is not None:
+            bar.update(cfg.batch_size)
+        if runlog.due(cfg.log_every):
+            row = runlog.write(elapsed(), frames, updates)
+            log.info("frames %d  fps %.0f  loss %s  return L/D/U %s/%s/%s", frames, row["fps"],
+                     "/".join(str(row[f"loss_{n}"]) for n in NET_NAMES),
+                     *(row[f"return_{p}"] for p in POSITIONS))
+        if frames >= next_ckpt:
+            save()
+            next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+
+    procs = []
+    stop = None
+    try:
+        if cfg.num_actors == 0:
+            model.train()
+            while not done():
+                batch = collector.pop_batch(cfg.batch_size)
+                if batch is None:
+                    collector.step(model)
+                    continue
+                losses = learn(model, optimizer, batch, cfg, device)
+                frames += cfg.batch_size
+                updates += 1
+                stats = collector.stats.as_array()
+                collector.stats.clear()
+                after_update(losses, stats)
+        else:
+            ctx = mp.get_context("spawn")
+            shared = make_model(cfg)
+            shared.load_state_dict({k: v.cpu() for k, v in model.state_dict().items()})
+            shared.share_memory()
+            lock, version, stop = ctx.Lock(), ctx.Value("l", 0), ctx.Event()
+            buffers = _make_buffers(cfg)
+            free_q, full_q = ctx.Queue(), ctx.Queue()
+            for i in range(cfg.num_buffers):
+                free_q.put(i)
+            for rank in range(cfg.num_actors):
+                p = ctx.Process(target=actor_loop, args=(rank, cfg.to_dict(), shared, lock, version, buffers,
+                                                         free_q, full_q, stop, frames), daemon=True)
+                p.start()
+                procs.append(p)
+            shared_params = list(shared.state_dict().values())
+            while not done():
+                try:
+                    idx = full_q.get(timeout=1.0)
+                except queue.Empty:
+                    dead = [p for p in procs if not p.is_alive()]
+                    if dead:
+                        raise RuntimeError(f"actor process exited with code {dead[0].exitcode}")
+                    continue
+                batch = tuple(buffers[k][idx].numpy().copy() for k in ("obs", "action", "net", "target"))
+                stats = buffers["stats"][idx].numpy().copy()
+                free_q.put(idx)
+                losses = learn(model, optimizer, batch, cfg, device)
+                frames += cfg.batch_size
+                updates += 1
+                with lock:  # publish the new weights
+                    for dst, src in zip(shared_params, model.state_dict().values()):
+                        dst.copy_(src)
+                    version.value += 1
+                after_update(losses, stats)
+    finally:
+        if stop is not None:
+            stop.set()
+            for p in procs:
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.terminate()
+        if bar is not None:
+            bar.close()
+    runlog.write(elapsed(), frames, updates)
+    runlog.close()
+    save()
+    plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
+    log.info("done: %d frames in %.0f s; checkpoint %s", frames, elapsed(), ckpt_path)
+    return ckpt_path
+
+
+__all__ = ["train", "learn", "actor_loop", "make_model", "make_optimizer", "checkpoint_dict", "save_checkpoint",
+           "load_checkpoint", "plot_learning_curve", "FORMAT_VERSION", "CSV_FIELDS"]
