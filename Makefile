@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test bench
+.PHONY: setup demo play test bench
 
 setup: $(VENV)/.installed
 
@@ -15,7 +15,15 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $@
 
+# the main job on a small default: a short DMC training run (configs/smoke.yaml, about a minute
+# on CPU), then its checkpoint against the random and the rule agent in duplicate deals
 demo: setup
+	$(BIN)/python train.py --config configs/smoke.yaml --run-dir runs/demo --no-progress
+	$(BIN)/python evaluate.py --a runs/demo/checkpoint.pt --b random --deals 100 --seed 0
+	$(BIN)/python evaluate.py --a runs/demo/checkpoint.pt --b rule --deals 100 --seed 0
+
+# deal and print three seeded hands of random play
+play: setup
 	$(BIN)/python demo.py --hands 3 --seed 0
 
 test: setup
