@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import numpy as np  # noqa: E402
 
 from ddz_env.cards import deal, to_string  # noqa: E402
-from ddz_env.game import Game  # noqa: E402
 from ddz_env.legal import _legal_ids_one, legal_ids_batch, legal_mask, legal_mask_batch  # noqa: E402
+from bench_env import bench_core  # noqa: E402  (random full hands through the rules core)
 from ddz_env.moves import BEATS, MOVE_COUNTS, MOVE_GROUP, NUM_MOVES  # noqa: E402
 
 
@@ -49,21 +49,6 @@ def typical_responses(n: int, rng: np.random.Generator) -> list[tuple[np.ndarray
         leads = _legal_ids_one(hands[1], 0)
         out.append((hands[0], int(rng.choice(leads))))
     return out
-
-
-def random_hands_per_s(seconds: float) -> tuple[float, float]:
-    rng = np.random.default_rng(0)
-    t0 = time.perf_counter()
-    hands = decisions = 0
-    while time.perf_counter() - t0 < seconds:
-        g = Game.deal(rng)
-        while not g.is_over:
-            la = g.legal_actions()
-            g.step(la[rng.integers(la.size)])
-            decisions += 1
-        hands += 1
-    dt = time.perf_counter() - t0
-    return hands / dt, decisions / dt
 
 
 def main() -> None:
@@ -125,7 +110,7 @@ def main() -> None:
         naive = (time.perf_counter() - t0) / (m * B) * 1e6
         print(f"{B:>6}{dense:>12.2f}{compact:>13.2f}{naive:>13.2f}")
 
-    hps, dps = random_hands_per_s(2.0 if a.quick else 5.0)
+    hps, dps = bench_core(2.0 if a.quick else 5.0)
     print(f"\nrandom full hands (bidding and doubling included), one core: "
           f"{hps:,.0f} hands/s, {dps:,.0f} decisions/s")
 
