@@ -178,6 +178,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self.game.current_player]
+        self._info_key = None
         self._update_infos()
 
     # ------------------------------------------------------------------ observe
@@ -231,10 +232,15 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _update_infos(self) -> None:
+        """Refresh the infos; they change only with the phase (the landlord, void flag and roles with it)."""
         g = self.game
+        key = (int(g.phase), g.landlord, g.void)
+        if key == getattr(self, "_info_key", None) and all(a in self.infos for a in AGENTS):
+            return
+        self._info_key = key
         for i, a in enumerate(AGENTS):
             info = self.infos.setdefault(a, {})
-            info["phase"] = int(g.phase)
+            info["phase"] = key[0]
             info["landlord"] = int(g.landlord)
             info["role"] = int(g.role(i))
             info["void"] = int(g.void)

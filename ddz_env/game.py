@@ -26,6 +26,8 @@ from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveTyp
 from .scoring import hand_scores, spring_flags
 
 NUM_SEATS = 3
+_MOVE_TYPE_LIST = MOVE_TYPE.tolist()
+_BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
 #: a secret doubling choice not yet revealed, as it stands in ``public_history()``
 HIDDEN = -1
 
@@ -304,10 +306,10 @@ class Game:
         self.played_total += cards
         self.n_cards[s] -= int(MOVE_NCARDS[m])
         self.moves_made[s] += 1
-        t = MOVE_TYPE[m]
-        if t == MoveType.BOMB:
+        t = _MOVE_TYPE_LIST[m]  # a Python int: numpy scalar == IntEnum costs microseconds
+        if t == _BOMB:
             self.bombs += 1
-        elif t == MoveType.ROCKET:
+        elif t == _ROCKET:
             self.rockets += 1
         self.last_move = m
         self.last_mover = s
