@@ -20,7 +20,11 @@ from .trainer import load_checkpoint
 class DMCAgent:
     """Greedy Q-agent over the four DMC networks (landlord, farmer down, farmer up, bidding)."""
 
-    def __init__(self, model: DMCModel, device: str = "cpu", name: str = "dmc"):
+    def __init__(self, model: DMCModel, device: str = "cpu", name: str = "dmc", threads: int | None = 1):
+        """``threads``: torch CPU threads for this process (one decision is a tiny batch: a single
+        thread is ~8x faster than two when the other core is busy); ``None`` leaves torch's setting."""
+        if threads is not None and str(device).startswith("cpu"):
+            torch.set_num_threads(int(threads))
         self.device = torch.device(device)
         self.model = model.to(self.device).eval()
         self.name = name
