@@ -2,17 +2,36 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+RLLIB_VENV ?= .venv-rllib
+RBIN := $(RLLIB_VENV)/bin
+# every install is constrained to the CPU torch build (an unpinned torch pulls CUDA, GBs)
+PIP_C := pip install -q -c constraints-cpu.txt
 
-.PHONY: setup demo play test bench
+.PHONY: setup setup-marl setup-rllib demo play test test-core bench
 
 setup: $(VENV)/.installed
 
-# torch==2.13.0 first: on these machines it is a local CPU build (an unpinned torch pulls CUDA, GBs)
-$(VENV)/.installed: pyproject.toml
+# torch==2.13.0 first: on these machines it is a local CPU build
+$(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/$(PIP_C) torch==2.13.0
+	$(BIN)/$(PIP_C) -e ".[dev]"
+	touch $@
+
+# Tianshou, TorchRL, SB3 for the integration tests
+setup-marl: $(VENV)/.installed-marl
+$(VENV)/.installed-marl: $(VENV)/.installed
+	$(BIN)/$(PIP_C) -e ".[dev,marl]"
+	touch $@
+
+# RLlib (ray pins an older gymnasium): its own venv
+setup-rllib: $(RLLIB_VENV)/.installed
+$(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
+	$(PY) -m venv $(RLLIB_VENV)
+	$(RBIN)/pip install -q --upgrade pip
+	$(RBIN)/$(PIP_C) torch==2.13.0
+	$(RBIN)/$(PIP_C) -e ".[dev,rllib]"
 	touch $@
 
 # the main job on a small default: a short DMC training run (configs/smoke.yaml, about a minute
@@ -26,7 +45,13 @@ demo: setup
 play: setup
 	$(BIN)/python demo.py --hands 3 --seed 0
 
-test: setup
+# the whole suite, the integration tests with the real libraries included
+test: setup-marl setup-rllib
+	$(BIN)/python -m pytest tests
+	$(RBIN)/python -m pytest tests/test_integrations.py -m integration -k rllib
+
+# the suite without the MARL libraries (their integration tests skip)
+test-core: setup
 	$(BIN)/python -m pytest tests
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent

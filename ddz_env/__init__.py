@@ -13,6 +13,7 @@ from .env import env, raw_env
 from .game import Game, IllegalActionError, Phase
 from .legal import legal_mask, legal_mask_batch, legal_moves
 from .moves import NUM_MOVES, MoveType, classify, move_id, move_to_string
+from .seat_env import SEAT_ENV_ID, DouDizhuSeatEnv, register_gymnasium
 from .vector import VectorDouDizhu, VectorEnv
 
 ENV_ID = "ddz/dou_dizhu-v0"
@@ -28,10 +29,11 @@ def _register() -> None:
 
 
 _register()
+register_gymnasium()  # gymnasium.make("ddz/DouDizhuSeat-v0"): one seat as a single-agent env
 
 __version__ = "0.1.0"
 __all__ = [
     "env", "raw_env", "Game", "Phase", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
     "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",
-    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv",
+    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv", "DouDizhuSeatEnv", "register_gymnasium", "SEAT_ENV_ID",
 ]

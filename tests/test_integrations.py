@@ -1,0 +1,367 @@
+"""The single-seat Gymnasium env and the MARL-library integrations (examples/).
+
+The seat-env tests need only Gymnasium. The ``integration`` tests run a real library
+on a short budget (select them with ``pytest -m integration``); each is skipped when
+its optional library is not installed (``pip install -e ".[marl]"`` brings them).
+Every integration test checks: every action taken was legal, each episode's return
+equals the rulebook score the env reported, no illegal-move termination, and at
+least one training update ran.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+import gymnasium
+import numpy as np
+import pytest
+
+from ddz_env.actions import BID_PASS
+from ddz_env.moves import MOVE_NCARDS, NUM_MOVES
+from ddz_env.seat_env import DouDizhuSeatEnv, SEAT_ENV_ID, register_gymnasium
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ----------------------------------------------------------------------------- helpers
+class Greedy:
+    """Plays the legal move with the most cards (bids, doubles: the smallest id)."""
+
+    def act(self, observation, env):
+        legal = np.asarray(env.legal_actions())
+        plays = legal[legal < NUM_MOVES]
+        if plays.size:
+            return int(plays[np.argmax(MOVE_NCARDS[plays])])
+        return int(legal[0])
+
+
+class AlwaysPassBid:
+    """Passes every bid; otherwise the first legal action."""
+
+    def act(self, observation, env):
+        legal = np.asarray(env.legal_actions())
+        return BID_PASS if BID_PASS in legal else int(legal[0])
+
+
+# landlord seat 1 holds an airplane with wings of all 20 cards: it wins on its first move
+AIRPLANE_DEAL = {"hands": ["34567888999TTTJJJ", "33344455566677789", "QQQKKKKAAAA2222BR"], "bottom": "TJQ"}
+
+
+def play_random(env, rng, episodes, seeds=None):
+    """Masked-random episodes; returns (returns, infos) and checks every mask on the way."""
+    returns, infos = [], []
+    for ep in range(episodes):
+        obs, info = env.reset(seed=None if seeds is None else seeds[ep])
+        assert env.observation_space.contains(obs)
+        ret, done = 0.0, False
+        while not done:
+            mask = env.action_masks()
+            assert mask.dtype == bool and mask.shape == (24648,) and mask.any()
+            assert np.array_equal(np.flatnonzero(mask), env.legal_actions())
+            obs, r, done, trunc, info = env.step(rng.choice(np.flatnonzero(mask)))
+            assert not trunc
+            ret += r
+        assert not env.action_masks().any()
+        returns.append(ret)
+        infos.append(info)
+    return returns, infos
+
+
+@pytest.fixture
+def one_thread():
+    """torch on one thread (a shared CPU; tiny nets): restored afterwards."""
+    torch = pytest.importorskip("torch")
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", os.path.join(ROOT, "examples", f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ----------------------------------------------------------------------------- seat env
+def test_seat_env_passes_gymnasium_env_checker():
+    from gymnasium.utils.env_checker import check_env
+
+    # the checker steps with unmasked action_space.sample(): on_illegal="timeout" plays R20's action instead
+    check_env(DouDizhuSeatEnv(on_illegal="timeout"), skip_render_check=True)
+    register_gymnasium()
+    register_gymnasium()  # idempotent
+    e = gymnasium.make(SEAT_ENV_ID, on_illegal="timeout", render_mode="ansi")
+    check_env(e.unwrapped)
+    assert "learning seat" in e.unwrapped.render()
+
+
+def test_gymnasium_make_and_action_masks_through_wrappers():
+    register_gymnasium()
+    e = gymnasium.make(SEAT_ENV_ID, seat=2, opponents="rule")
+    obs, info = e.reset(seed=3)
+    assert info["seat"] == 2 and e.unwrapped.seat == 2
+    mask = e.get_wrapper_attr("action_masks")()
+    assert mask.any()
+    e.step(int(np.flatnonzero(mask)[0]))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"opponents": "rule", "seat": 1},
+    {"bidding": False, "doubling": False, "reward_scale": 0.5},
+    {"reward": "win", "opponents": ["rule", "random"]},
+])
+def test_seat_env_returns_equal_rulebook_scores(kwargs):
+    env = DouDizhuSeatEnv(**kwargs)
+    returns, infos = play_random(env, np.random.default_rng(0), 12, seeds=list(range(12)))
+    scale = kwargs.get("reward_scale", 1.0)
+    for ret, info in zip(returns, infos):
+        assert info["scores"].sum() == 0 and info["score"] == info["scores"][info["seat"]]
+        if kwargs.get("reward") == "win":
+            expected = 0.0 if info["void"] else scale * (1.0 if info["score"] > 0 else -1.0)
+        else:
+            expected = scale * info["score"]
+        assert ret == pytest.approx(expected)
+    if "seat" in kwargs:
+        assert {i["seat"] for i in infos} == {kwargs["seat"]}
+
+
+def test_seat_env_random_seat_and_seeding():
+    env = DouDizhuSeatEnv()
+    seats = {env.reset(seed=s)[1]["seat"] for s in range(20)}
+    assert seats == {0, 1, 2}
+    a = [play_random(DouDizhuSeatEnv(), np.random.default_rng(1), 5, seeds=[7, 8, 9, 10, 11])[0] for _ in range(2)]
+    assert a[0] == a[1]
+
+
+def test_seat_env_illegal_action_raises_and_keeps_state():
+    env = DouDizhuSeatEnv(seat=0, opponents="rule")
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(illegal)
+    with pytest.raises(ValueError):
+        env.step(24648)
+    assert np.array_equal(env._obs(), obs)  # nothing moved
+    env.step(int(env.legal_actions()[0]))
+
+
+def test_seat_env_void_hand_is_an_episode_with_reward_zero():
+    env = DouDizhuSeatEnv(seat=0, opponents=AlwaysPassBid())
+    obs, info = env.reset(seed=0)
+    assert info["phase"] == 0
+    # seat 0 passes too (it may have to bid first or last): the hand is void
+    obs, r, term, trunc, info = env.step(BID_PASS)
+    while not term:
+        obs, r, term, trunc, info = env.step(BID_PASS)
+    assert info["void"] == 1 and r == 0.0 and info["score"] == 0
+    with pytest.raises(RuntimeError):
+        env.step(BID_PASS)
+    obs, info = env.reset()  # the next hand deals afresh
+    assert info["void"] == 0 and env.action_masks().any()
+
+
+def test_seat_env_fixed_deal_without_a_decision_raises():
+    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), bidding=False, doubling=False)
+    with pytest.raises(ValueError, match="no decision"):
+        env.reset(options={"deal": AIRPLANE_DEAL, "landlord": 1})
+    # the landlord itself always has a decision
+    env = DouDizhuSeatEnv(seat=1, opponents=Greedy(), bidding=False, doubling=False)
+    env.reset(options={"deal": AIRPLANE_DEAL, "landlord": 1})
+    obs, r, term, _, info = env.step(Greedy().act(None, env.aec))
+    assert term and r == info["score"] > 0
+
+
+def test_seat_env_redeals_hands_where_the_seat_never_acts(monkeypatch):
+    """reset() keeps dealing until the learning seat has a decision (skipped hands count nothing)."""
+    import ddz_env.cards as cards
+    from ddz_env.cards import parse_cards
+
+    real_deal = cards.deal
+    calls = {"n": 0}
+
+    def rigged(rng=None):
+        calls["n"] += 1
+        real_deal(rng)  # keep the generator's stream moving
+        if calls["n"] <= 2:  # the first two hands: the landlord (seat 1) plays all 20 cards at once
+            return (np.stack([parse_cards(h) for h in AIRPLANE_DEAL["hands"]]), parse_cards(AIRPLANE_DEAL["bottom"]))
+        return real_deal(rng)
+
+    monkeypatch.setattr(cards, "deal", rigged)
+    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), bidding=False, doubling=False)
+    obs, info = env.reset(seed=0, options={"landlord": 1})
+    assert info["skipped_hands"] == 2 and calls["n"] == 3
+    assert env.action_masks().any() and env.game.current_player == 0
+    ret, done = 0.0, False
+    while not done:
+        obs, r, done, _, info = env.step(Greedy().act(None, env.aec))
+        ret += r
+    assert ret == info["score"]
+
+
+# ----------------------------------------------------------------------------- Stable-Baselines3
+class Recorder(gymnasium.Wrapper):
+    """Checks every action against the mask and every episode return against the reported score."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.steps = self.episodes = 0
+        self.ret = 0.0
+
+    def reset(self, **kwargs):
+        self.ret = 0.0
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        assert self.env.unwrapped.action_masks()[int(action)], "an illegal action was taken"
+        obs, r, term, trunc, info = self.env.step(action)
+        self.steps += 1
+        self.ret += r
+        if term or trunc:
+            assert not trunc
+            assert self.ret == pytest.approx(info["score"] * self.env.unwrapped.aec.reward_scale)
+            self.episodes += 1
+        return obs, r, term, trunc, info
+
+
+@pytest.mark.integration
+def test_sb3_maskable_ppo_trains_on_seat_env(one_thread):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    register_gymnasium()
+    env = Recorder(gymnasium.make(SEAT_ENV_ID, opponents="rule", reward_scale=0.25))
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256 and model._n_updates >= 2
+    assert env.steps >= 256 and env.episodes > 5
+
+
+@pytest.mark.integration
+def test_sb3_example_runs(one_thread):
+    pytest.importorskip("sb3_contrib")
+    out = load_example("sb3_maskable_ppo").main(["--steps", "256", "--eval-hands", "3"])
+    assert out["model"]._n_updates >= 1
+
+
+# ----------------------------------------------------------------------------- PettingZoo-level recorder
+def make_aec_recorder(log, **env_kwargs):
+    """``pettingzoo.make("aec", "ddz/dou_dizhu-v0")`` wrapped so that every action is checked against
+    the mask and every finished hand's per-seat return against the game's rulebook scores."""
+    import pettingzoo
+    from pettingzoo.utils.wrappers import BaseWrapper
+
+    import ddz_env  # noqa: F401
+
+    class AECRecorder(BaseWrapper):
+        def reset(self, seed=None, options=None):
+            super().reset(seed=seed, options=options)
+            self.ret = {a: 0.0 for a in self.possible_agents}
+
+        def step(self, action):
+            agent = self.agent_selection
+            live = not (self.terminations[agent] or self.truncations[agent])
+            if live:
+                assert action is not None and self.observe(agent)["action_mask"][int(action)] == 1, \
+                    f"illegal action {action} taken"
+                log["steps"] += 1
+            super().step(action)
+            if live:
+                for a, r in self.rewards.items():
+                    self.ret[a] += r
+                if all(self.terminations.values()):
+                    g = self.unwrapped.game
+                    assert g.is_over, "the hand ended without the game being over (illegal-move termination)"
+                    scale = self.unwrapped.reward_scale
+                    expected = [float(x) * scale for x in g.scores]
+                    got = [self.ret[a] for a in self.possible_agents]
+                    assert got == pytest.approx(expected), (got, expected)
+                    log["returns"].append(got)
+
+    return AECRecorder(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **env_kwargs))
+
+
+def new_log():
+    return {"steps": 0, "returns": []}
+
+
+# ----------------------------------------------------------------------------- Tianshou
+@pytest.mark.integration
+def test_tianshou_dqn_against_masked_random(one_thread):
+    pytest.importorskip("tianshou")
+    from tianshou.env import PettingZooEnv
+
+    ex = load_example("tianshou_dqn")
+    log = new_log()
+    out = ex.train(iterations=2, steps_per_iter=150, updates_per_iter=3, num_envs=2, learn_seat=1, seed=0,
+                   env_fn=lambda: PettingZooEnv(make_aec_recorder(log, reward_scale=0.5)), verbose=False)
+    assert out["updates"] == 6
+    assert log["steps"] >= 300 and len(log["returns"]) >= 1
+    # Tianshou's own per-seat episode returns are the rulebook scores the env reported
+    ts = sorted(map(tuple, np.round(out["returns"], 6).tolist()))
+    ours = sorted(map(tuple, np.round(log["returns"], 6).tolist()))
+    assert ts and set(ts) <= set(ours)
+
+
+# ----------------------------------------------------------------------------- TorchRL
+@pytest.mark.integration
+def test_torchrl_masked_policy_gradient(one_thread):
+    pytest.importorskip("torchrl")
+    ex = load_example("torchrl_pg")
+    log = new_log()
+    out = ex.train(iterations=2, steps=150, seed=0, env_fn=lambda: make_aec_recorder(log, reward_scale=2.0),
+                   verbose=False)
+    assert out["updates"] == 2
+    assert log["steps"] == 300 and len(log["returns"]) >= 1
+    # TorchRL's per-group rewards add up to the rulebook scores, hand by hand
+    assert np.allclose(out["hands"], log["returns"][:len(out["hands"])])
+    assert len(out["hands"]) == len(log["returns"])
+
+
+# ----------------------------------------------------------------------------- RLlib
+# RLlib pickles the env creator (ray's registry): a closure would log into a copy, so the creator
+# is a module-level function (pickled by reference) writing into this module-level log.
+RLLIB_LOG = {"steps": 0, "returns": [], "ma_returns": []}
+
+
+def rllib_checked_env(config=None):
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    ex = load_example("rllib_ppo")
+
+    class CheckedPettingZooEnv(PettingZooEnv):
+        """RLlib's own per-agent rewards, summed per hand, must be the rulebook scores too."""
+
+        def reset(self, *, seed=None, options=None):
+            self.ret = {a: 0.0 for a in self.possible_agents}
+            return super().reset(seed=seed, options=options)
+
+        def step(self, action):
+            obs, rew, term, trunc, info = super().step(action)
+            for a, r in rew.items():
+                self.ret[a] += r
+            if term["__all__"]:
+                g = self.env.unwrapped.game
+                # (RLlib's possible_agents come from a set: their order is not the seat order)
+                got = [self.ret[f"player_{s}"] for s in range(3)]
+                assert got == pytest.approx([float(x) for x in g.scores])
+                RLLIB_LOG["ma_returns"].append(got)
+            return obs, rew, term, trunc, info
+
+    return CheckedPettingZooEnv(ex.RLlibObs(make_aec_recorder(RLLIB_LOG)))
+
+
+@pytest.mark.integration
+def test_rllib_ppo_with_action_masking_module():
+    pytest.importorskip("ray.rllib")
+    ex = load_example("rllib_ppo")
+    RLLIB_LOG.update(steps=0, returns=[], ma_returns=[])
+    out = ex.train(iterations=1, batch=256, seed=0, verbose=False, env_creator=rllib_checked_env)
+    assert RLLIB_LOG["steps"] >= 256 and len(RLLIB_LOG["returns"]) >= 1
+    assert RLLIB_LOG["ma_returns"] == RLLIB_LOG["returns"]
+    assert out["learner"].get("num_module_steps_trained_lifetime", 0) > 0
