@@ -47,12 +47,12 @@ play: setup
 
 # the whole suite, the integration tests with the real libraries included
 test: setup-marl setup-rllib
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -k "not rllib"
 	$(RBIN)/python -m pytest tests/test_integrations.py -m integration -k rllib
 
 # the suite without the MARL libraries (their integration tests skip)
 test-core: setup
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -k "not rllib"
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup
