@@ -50,17 +50,24 @@ _HEAVY_GROUPS = np.nonzero(_HEAVY)[0]
 _HEAVY_BODY = GROUP_BODY_BITS[_HEAVY_GROUPS]
 _LIGHT_IDS = np.concatenate([np.arange(GROUP_START[g], GROUP_START[g] + GROUP_SIZE[g]) for g in np.nonzero(~_HEAVY)[0]])
 _LIGHT_BITS = MOVE_BITS[_LIGHT_IDS]
-for _a in (_RESP_IDS, _RESP_PTR, _LIGHT_IDS, _LIGHT_BITS, _HEAVY_BODY, _HEAVY_GROUPS):
+_RESP_BITS = MOVE_BITS[_RESP_IDS]
+_RESP_PTR_LIST = _RESP_PTR.tolist()
+_MOVE_GROUP_LIST = MOVE_GROUP.tolist()
+#: thermometer bits of the 4th card of each rank 3..2, and of both jokers
+_FOURTH_CARD_BITS = np.uint64(sum(1 << (4 * r + 3) for r in range(13)))
+_ROCKET_BITS = np.uint64((1 << 52) | (1 << 53))
+for _a in (_RESP_IDS, _RESP_PTR, _RESP_BITS, _LIGHT_IDS, _LIGHT_BITS, _HEAVY_BODY, _HEAVY_GROUPS):
     _a.flags.writeable = False
 
 
 def _legal_ids_one(counts: np.ndarray, last: int) -> np.ndarray:
     """Legal ids of one validated count vector against move id ``last`` (0: lead)."""
-    not_held = ~_THERMO_FLAT.take(_THERMO_OFF + counts).sum()
-    h = MOVE_GROUP[last]
+    held = _THERMO_FLAT.take(_THERMO_OFF + counts).sum()
+    not_held = ~held
+    h = _MOVE_GROUP_LIST[last]
     if h != NUM_GROUPS:
-        cand = _RESP_IDS[_RESP_PTR[h]:_RESP_PTR[h + 1]]
-        ids = cand[(MOVE_BITS[cand] & not_held) == 0]
+        lo, hi = _RESP_PTR_LIST[h], _RESP_PTR_LIST[h + 1]
+        ids = _RESP_IDS[lo:hi][(_RESP_BITS[lo:hi] & not_held) == 0]
     else:
         ids = _LIGHT_IDS[(_LIGHT_BITS & not_held) == 0]
         fit = _HEAVY_GROUPS[(_HEAVY_BODY & not_held) == 0]
@@ -68,7 +75,7 @@ def _legal_ids_one(counts: np.ndarray, last: int) -> np.ndarray:
             cand = np.concatenate([np.arange(GROUP_START[g], GROUP_START[g] + GROUP_SIZE[g]) for g in fit])
             cand = cand[(MOVE_BITS[cand] & not_held) == 0]
             ids = np.sort(np.concatenate([ids, cand]))
-    if counts[:13].max() == 4 or (counts[13] and counts[14]):
+    if held & _FOURTH_CARD_BITS or held & _ROCKET_BITS == _ROCKET_BITS:  # a whole bomb or the rocket in hand
         ids = ids[(FOUR_KICKER_RANKS[ids] & bomb_rank_bits(counts[None, :])[0]) == 0]
     return ids
 
