@@ -81,6 +81,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_string
+from . import cards as _cards  # dealt through the module attribute (tests may substitute a rigged deal)
 from .game import Game, IllegalActionError, Phase
 from .observation import OBS_SHAPE, observe_game
 
@@ -160,9 +161,7 @@ class raw_env(AECEnv, EzPickle):
                 kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
             self.game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
         else:
-            from .cards import deal as deal_cards
-
-            hands, bottom = deal_cards(self._rng)
+            hands, bottom = _cards.deal(self._rng)
             drawn = int(self._rng.integers(3))  # always drawn, so the stream does not depend on options
             fb = options.get("first_bidder")
             if fb is None:

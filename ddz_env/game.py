@@ -20,7 +20,7 @@ import numpy as np
 from .actions import (
     BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string,
 )
-from .cards import NUM_RANKS, as_counts, deal, to_string
+from .cards import MAX_COUNTS, NUM_RANKS, as_counts, deal, to_string
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .scoring import hand_scores, spring_flags
@@ -62,7 +62,6 @@ class Game:
         if not (sizes == 17).all() or b.sum() != 3:
             raise ValueError(f"a deal is 17/17/17 cards + 3 bottom, got {sizes.tolist()} + {int(b.sum())}")
         total = h.sum(axis=0) + b
-        from .cards import MAX_COUNTS
         if (total != MAX_COUNTS).any():
             r = int(np.nonzero(total != MAX_COUNTS)[0][0])
             raise ValueError(f"the deal is not one 54-card deck: rank {to_string(np.eye(NUM_RANKS, dtype=np.int8)[r])!r} "

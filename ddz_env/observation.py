@@ -153,11 +153,6 @@ def encode(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pa
     return o4
 
 
-def unseen_cards(own: np.ndarray, played_total: np.ndarray, bottom_known_left: np.ndarray) -> np.ndarray:
-    """Cards whose place the observer cannot know: deck - own - played - known bottom still held."""
-    return (MAX_COUNTS - own - played_total - bottom_known_left).astype(np.int8)
-
-
 def decode_cards(plane: np.ndarray) -> np.ndarray:
     """Counts (15,) back from a thermometer plane (4, 15): for tests and debugging."""
     return plane.sum(axis=0).astype(np.int8)
@@ -221,4 +216,4 @@ def observe_game(game, seat: int) -> np.ndarray:
     return flat.reshape(OBS_SHAPE)
 
 
-__all__ = ["MOVE_PLANES", "encode", "observe_game", "decode_cards", "unseen_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+__all__ = ["MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
