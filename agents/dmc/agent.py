@@ -45,7 +45,8 @@ class DMCAgent:
             name = f"dmc:{os.path.basename(os.fspath(path))}"
         kw = ck["model_kwargs"]
         try:
-            model = DMCModel(list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)))
+            model = DMCModel(list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)),
+                             bool(kw.get("hand_after", False)))
             model.load_state_dict(ck["model"])
         except (KeyError, TypeError, RuntimeError) as e:
             raise ValueError(f"DMC checkpoint with unusable weights: {e}") from None

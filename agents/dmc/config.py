@@ -51,6 +51,7 @@ class TrainConfig:
     state_layers: list[int] = field(default_factory=lambda: [512, 256])  # state encoder (once per decision)
     head_layers: list[int] = field(default_factory=lambda: [256, 128])  # Q head over (state, action), per candidate
     history_lstm: int = 0  # > 0: an LSTM of this width over the 15 history planes, 3 plays a step (DouZero: 128)
+    action_features: str = "move"  # "move": the move's cards and type; "hand_after": + the hand it leaves
     precision: str = "fp32"  # "bf16": autocast matmuls to bfloat16 (acting and learning; weights stay fp32)
     # --- bookkeeping
     log_every: float = 10.0  # seconds between CSV / log lines
@@ -87,6 +88,8 @@ class TrainConfig:
             raise bad("state_layers", "a list of positive layer widths (may be empty)")
         if not self.head_layers or any(int(x) < 1 for x in self.head_layers):
             raise bad("head_layers", "a non-empty list of positive layer widths")
+        if self.action_features not in ("move", "hand_after"):
+            raise bad("action_features", "'move' or 'hand_after'")
         if self.precision not in ("fp32", "bf16"):
             raise bad("precision", "'fp32' or 'bf16'")
         if self.history_lstm < 0:
@@ -114,7 +117,7 @@ class TrainConfig:
 
     def model_kwargs(self) -> dict[str, Any]:
         return {"state_layers": list(self.state_layers), "head_layers": list(self.head_layers),
-                "history_lstm": self.history_lstm}
+                "history_lstm": self.history_lstm, "hand_after": self.action_features == "hand_after"}
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}

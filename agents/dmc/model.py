@@ -11,6 +11,11 @@ A :class:`QNet` is
   once per decision;
 * an action encoding: the action's 60-cell card plane (``MOVE_PLANES``), a one-hot of its
   move type, and a one-hot of the 8 bid / double / redouble choices (a fixed table);
+* with ``hand_after`` (config ``action_features: hand_after``), two more features per
+  candidate that depend on the state: the thermometer plane of the hand *after* the move
+  (60 cells) and a one-hot of the cards left after it (0..20). A late-fusion head cannot
+  rebuild "what this move leaves me" from a 256-number state embedding; these give it
+  directly (see agents/dmc/README.md for the measured effect);
 * a Q head: an MLP over concat(state embedding, action features). Its first layer is
   split, ``W [s; a] = W_s s + W_a a``, so ``W_s s`` is computed once per decision and only
   ``W_a a`` (and the layers after it) per candidate.
@@ -23,7 +28,7 @@ from torch import nn
 
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.game import Phase
-from ddz_env.moves import MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
+from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
 from ddz_env.observation import CH_HISTORY, HISTORY, MOVE_PLANES, OBS_SHAPE
 
 from .config import NET_NAMES
@@ -46,6 +51,11 @@ def _action_table() -> np.ndarray:
 
 ACTION_FEATURES = _action_table()
 ACTION_DIM = ACTION_FEATURES.shape[1]
+#: cards of each rank every action id takes from the hand (zeros for pass, bids, doubles)
+ACTION_COUNTS = np.zeros((NUM_ACTIONS, 15), np.int8)
+ACTION_COUNTS[:NUM_MOVES] = MOVE_COUNTS[:NUM_MOVES]
+MAX_HAND = 20
+HAND_AFTER_DIM = PLANE + MAX_HAND + 1  # thermometer plane of the hand after the move + one-hot of its size
 
 
 def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.ndarray:
@@ -53,6 +63,23 @@ def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.nda
     phase = np.asarray(phase)
     role = (np.asarray(seat) - np.asarray(landlord)) % 3
     return np.where(phase == int(Phase.PLAY), role, BIDDING_NET).astype(np.int64)
+
+
+_THERMO_ROWS = torch.arange(4).view(1, 4, 1)
+
+
+def hand_after_features(hand: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """(M, HAND_AFTER_DIM) float: the hand ``hand`` (M, 15) minus the move's ``counts`` (M, 15), as a
+    thermometer plane (the observation's layout, cell = 15 * row + rank) and a one-hot of its size."""
+    after = hand - counts
+    plane = (after.unsqueeze(1) > _THERMO_ROWS.to(after.device)).reshape(after.shape[0], PLANE)
+    size = torch.nn.functional.one_hot(after.sum(1).clamp(0, MAX_HAND), MAX_HAND + 1)
+    return torch.cat([plane.float(), size.float()], dim=1)
+
+
+def hand_counts(obs: torch.Tensor) -> torch.Tensor:
+    """(N, 15) int64 own cards per rank, from (N, 1740) planes (channel 0 is the own hand)."""
+    return obs[:, :PLANE].reshape(-1, 4, 15).long().sum(1)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -63,9 +90,11 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 
 class QNet(nn.Module):
-    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0):
+    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
+                 hand_after: bool = False):
         super().__init__()
         self.history_lstm = int(history_lstm)
+        self.hand_after = bool(hand_after)
         in_dim = OBS_CELLS
         if self.history_lstm:
             self.lstm = nn.LSTM(LSTM_GROUP * PLANE, self.history_lstm, batch_first=True)
@@ -73,7 +102,7 @@ class QNet(nn.Module):
         self.state = _mlp([in_dim] + list(state_layers))  # state_layers may be empty: DouZero's layout
         h0 = head_layers[0]
         self.head_state = nn.Linear(state_layers[-1] if state_layers else in_dim, h0)
-        self.head_action = nn.Linear(ACTION_DIM, h0, bias=False)
+        self.head_action = nn.Linear(ACTION_DIM + (HAND_AFTER_DIM if self.hand_after else 0), h0, bias=False)
         self.head = nn.Sequential(nn.ReLU(), _mlp(list(head_layers)), nn.Linear(head_layers[-1], 1))
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
@@ -91,24 +120,31 @@ class QNet(nn.Module):
         s = state_part if rows is None else state_part.index_select(0, rows)
         return self.head(s + self.head_action(action_feats)).squeeze(1).float()
 
-    def forward(self, obs: torch.Tensor, action_feats: torch.Tensor) -> torch.Tensor:
-        """Q of one (state, action) pair per row."""
-        return self.score(self.encode_state(obs), None, action_feats)
-
-
 class DMCModel(nn.Module):
-    """The four Q-networks, and the action feature table (a buffer, not saved)."""
+    """The four Q-networks, and the action feature tables (buffers, not saved)."""
 
-    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0):
+    def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
+                 hand_after: bool = False):
         super().__init__()
         self.kwargs = {"state_layers": list(state_layers), "head_layers": list(head_layers),
-                       "history_lstm": int(history_lstm)}
-        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm) for _ in NET_NAMES)
+                       "history_lstm": int(history_lstm), "hand_after": bool(hand_after)}
+        self.hand_after = bool(hand_after)
+        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm, hand_after) for _ in NET_NAMES)
         self.register_buffer("action_table", torch.from_numpy(ACTION_FEATURES), persistent=False)
+        self.register_buffer("action_counts", torch.from_numpy(ACTION_COUNTS.astype(np.int64)), persistent=False)
+
+    def action_feats(self, actions: torch.Tensor, hand: torch.Tensor | None) -> torch.Tensor:
+        """Features of candidate ``actions`` (M,); ``hand`` (M, 15): the hand of each candidate's state."""
+        feats = self.action_table.index_select(0, actions)
+        if not self.hand_after:
+            return feats
+        return torch.cat([feats, hand_after_features(hand, self.action_counts.index_select(0, actions))], dim=1)
 
     def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """Q of (obs[i], actions[i]) pairs, all of network ``net`` (training)."""
-        return self.nets[net](obs, self.action_table.index_select(0, actions))
+        hand = hand_counts(obs) if self.hand_after else None
+        qnet = self.nets[net]
+        return qnet.score(qnet.encode_state(obs), None, self.action_feats(actions, hand))
 
     @torch.inference_mode()
     def choose(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -134,8 +170,9 @@ class DMCModel(nn.Module):
             x = torch.from_numpy(np.ascontiguousarray(obs[idx])).to(device)
             rows_t = torch.from_numpy(rows).to(device)
             net = self.nets[n]
-            q = net.score(net.encode_state(x), rows_t,
-                          self.action_table.index_select(0, torch.from_numpy(cand).to(device))).float()
+            hand = hand_counts(x).index_select(0, rows_t) if self.hand_after else None
+            feats = self.action_feats(torch.from_numpy(cand).to(device), hand)
+            q = net.score(net.encode_state(x), rows_t, feats).float()
             best = torch.full((idx.size,), -torch.inf, device=device).scatter_reduce(0, rows_t, q, "amax")
             is_best = q >= best.index_select(0, rows_t)
             j = torch.arange(total, device=device)
@@ -145,4 +182,4 @@ class DMCModel(nn.Module):
         return actions
 
 
-__all__ = ["DMCModel", "QNet", "net_ids", "ACTION_FEATURES", "ACTION_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
+__all__ = ["DMCModel", "QNet", "net_ids", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
