@@ -1,6 +1,8 @@
 """Baseline agents for ddz-env and their head-to-head evaluation.
 
-* :class:`Agent`: the interface, ``act(observation, env) -> action id`` (``reset(seed)`` optional);
+* :class:`Agent`: the interface, ``act_batch(decisions) -> action ids`` over :class:`Decisions`
+  (what the seats on turn are given) and ``act(observation) -> action id``; :class:`BatchAgent`
+  is the base class that derives ``act`` from ``act_batch``;
 * :class:`RandomAgent`: uniform over legal actions, seeded;
 * :class:`RuleAgent`: a deterministic heuristic player (hand decomposition, see ``hand.py``);
 * :func:`load`: an agent by name (``"random"``, ``"rule"``) or from a checkpoint path;
@@ -9,11 +11,12 @@
 """
 from __future__ import annotations
 
-from .base import Agent
+from .arena import AgentError
+from .base import Agent, BatchAgent, Decisions, as_batch_agent
 from .evaluation import evaluate
 from .loader import load, read_checkpoint, register, register_lazy, registered, save_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
-__all__ = ["Agent", "RandomAgent", "RuleAgent", "load", "register", "register_lazy", "registered",
+__all__ = ["Agent", "BatchAgent", "Decisions", "AgentError", "as_batch_agent", "RandomAgent", "RuleAgent", "load", "register", "register_lazy", "registered",
            "read_checkpoint", "save_checkpoint", "evaluate"]

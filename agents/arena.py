@@ -1,23 +1,31 @@
-"""Play seeded deals between seated agents and record each hand as a row of integers.
+"""Play seeded deals between seated agents on the batched env; record each hand as a row of integers.
 
 Everything random is keyed by (seed, deal index[, seat]), never by the order in which
-hands are played: deal ``i`` of seed ``s`` is the same cards whichever worker plays
-it, and the agent in seat ``k`` is reseeded with the same number on every seating of
-that deal. So two identical agents make identical choices in every seating (duplicate
-self-play scores exactly 0), and ``--workers N`` gives the numbers of one worker.
+hands are played or the table they land on: deal ``i`` of seed ``s`` is the same cards
+whichever worker plays it, and the agent in seat ``k`` starts that deal's hand with
+the same stream seed in every seating. So two identical agents make identical choices
+in every seating (duplicate self-play scores exactly 0), ``--workers N`` gives the
+numbers of one worker, and the batch size changes nothing.
+
+:func:`play_hands` runs a list of :class:`Job` (a deal, a seating, which agent sits
+where) on one :class:`~ddz_env.vector.VectorDouDizhu` of up to ``tables`` tables: each
+step gathers every agent's pending decisions across the tables into one
+``act_batch`` call, and a table whose hand ended takes the next job (``load_deals``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.cards import deal as deal_cards
-from ddz_env.env import AGENTS, raw_env
+from ddz_env.game import Phase
 from ddz_env.moves import MOVE_TYPE, MoveType
+from ddz_env.vector import VectorDouDizhu
 
-from .base import reset_agent
+from .base import Decisions, illegal_choices, take_sets
 
 #: columns of a hand record (one int64 row per hand)
 FIELDS = (
@@ -32,10 +40,19 @@ FIELDS = (
 )
 COL = {name: i for i, name in enumerate(FIELDS)}
 _IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
+_BID, _DOUBLE, _REDOUBLE, _PLAY = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY)
+DEFAULT_TABLES = 256  # tables stepped together: measured, larger batches gain little for DMC (bench_eval.py)
 
 
 class AgentError(RuntimeError):
-    """An agent failed or chose an illegal action; names the agent, seat, deal and phase."""
+    """An agent failed or chose an illegal action; names the agent, seat, deal and phase.
+
+    ``records``: the rows of the hands finished before the error (in job order), so that
+    what was played is not lost."""
+
+    def __init__(self, message: str, records: np.ndarray | None = None):
+        super().__init__(message)
+        self.records = np.zeros((0, len(FIELDS)), np.int64) if records is None else records
 
 
 @dataclass(frozen=True)
@@ -43,6 +60,17 @@ class Deal:
     hands: np.ndarray  # (3, 15)
     bottom: np.ndarray  # (15,)
     first_bidder: int  # with bidding off: the landlord's seat
+
+
+@dataclass(frozen=True)
+class Job:
+    """One hand to play: deal ``index`` (cards ``deal``) in seating ``seating``; ``seats[s]`` is the
+    index (into the agent list) of the agent in seat ``s``."""
+
+    index: int
+    seating: int
+    deal: Deal
+    seats: tuple[int, int, int]
 
 
 def make_deal(seed: int, index: int) -> Deal:
@@ -57,41 +85,136 @@ def seat_seed(seed: int, index: int, seat: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(index), int(seat), 0xD0]).generate_state(1)[0])
 
 
-def play_hand(env: raw_env, players: Sequence[Any], d: Deal, seed: int, index: int, seating: int = 0,
-              names: Sequence[str] = ("?", "?", "?")) -> np.ndarray:
-    """Play one hand of deal ``d`` with ``players[seat]`` in each seat; return its record row."""
-    options = {"deal": {"hands": d.hands, "bottom": d.bottom, "first_bidder": d.first_bidder}}
-    if not env.bidding:
-        options["landlord"] = d.first_bidder
-    env.reset(options=options)
-    g = env.game
-    for s in range(3):
-        reset_agent(players[s], seat_seed(seed, index, s))
-    while not g.is_over:
-        s = g.current_player
-        obs = env.observe(AGENTS[s])
-        try:
-            a = players[s].act(obs, env)
-        except Exception as e:
-            raise AgentError(f"agent {names[s]} ({players[s]!r}) failed at seat {s}, deal {index}, "
-                             f"phase {g.phase.name}: {type(e).__name__}: {e}") from e
-        try:
-            env.step(a)
-        except (ValueError, TypeError) as e:
-            raise AgentError(f"agent {names[s]} ({players[s]!r}) at seat {s}, deal {index}: {e}") from None
-    row = np.zeros(len(FIELDS), dtype=np.int64)
-    row[COL["deal"]], row[COL["seating"]], row[COL["first_bidder"]] = index, seating, g.first_bidder
-    row[COL["score0"]:COL["score2"] + 1] = g.scores
-    row[COL["void"]] = g.void
-    row[COL["landlord"]], row[COL["bid"]], row[COL["winner"]] = g.landlord, g.bid, g.winner
-    row[COL["bid0"]:COL["bid2"] + 1] = g.bids
-    row[COL["dbl0"]:COL["dbl2"] + 1] = g.double_choice
-    row[COL["redouble"]] = g.redouble_choice
-    for s, m in g.plays:
-        if _IS_BOMBISH[m]:
-            row[COL["bombs0"] + s] += 1
-    row[COL["spring"]], row[COL["anti_spring"]], row[COL["plays"]] = g.spring, g.anti_spring, len(g.plays)
-    return row
+_PHASE_NAMES = {int(p): p.name for p in Phase}
 
 
-__all__ = ["FIELDS", "COL", "Deal", "AgentError", "make_deal", "seat_seed", "play_hand"]
+def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: bool = True, doubling: bool = True,
+               names: Sequence[str] | None = None, tables: int = DEFAULT_TABLES,
+               on_hand: Callable[[int], None] | None = None) -> np.ndarray:
+    """Play ``jobs`` with batch agents ``agents`` (``act_batch``, ``begin_hands``); records in job order.
+
+    ``names[k]`` labels agent ``k`` in errors; ``on_hand(n)`` is called as hands finish.
+    An agent that raises or returns an illegal id raises :class:`AgentError` (with the
+    records of the hands finished so far).
+    """
+    names = list(names) if names is not None else [f"#{k}" for k in range(len(agents))]
+    n_jobs = len(jobs)
+    records = np.zeros((n_jobs, len(FIELDS)), np.int64)
+    if n_jobs == 0:
+        return records
+    B = max(1, min(int(tables), n_jobs))
+    vec = VectorDouDizhu(B, seed=0, bidding=bidding, doubling=doubling)
+    job_of = np.full(B, -1, np.int64)  # the job each table plays; -1: idle (no job left)
+    seat_agent = np.full((B, 3), -1, np.int64)
+    bombs = np.zeros((B, 3), np.int64)
+    plays = np.zeros(B, np.int64)
+    finished = np.zeros(n_jobs, bool)
+    next_job = 0
+    seat3 = np.arange(3)
+
+    def start(slots: np.ndarray) -> None:
+        nonlocal next_job
+        take = slots[:max(0, min(slots.size, n_jobs - next_job))]
+        job_of[slots] = -1
+        if take.size == 0:
+            return
+        js = [jobs[j] for j in range(next_job, next_job + take.size)]
+        job_of[take] = np.arange(next_job, next_job + take.size)
+        next_job += take.size
+        vec.load_deals(take, np.stack([j.deal.hands for j in js]), np.stack([j.deal.bottom for j in js]),
+                       np.array([j.deal.first_bidder for j in js]))
+        seat_agent[take] = np.array([j.seats for j in js])
+        bombs[take] = 0
+        plays[take] = 0
+        seeds = np.array([[seat_seed(seed, j.index, s) for s in range(3)] for j in js], np.uint64)
+        streams = take[:, None] * 3 + seat3
+        for k, agent in enumerate(agents):
+            held = seat_agent[take] == k
+            if held.any():
+                begin = getattr(agent, "begin_hands", None)
+                if begin is not None:
+                    begin(streams[held], seeds[held])
+
+    def fail(message: str) -> AgentError:
+        done = np.flatnonzero(finished)
+        return AgentError(message, records[done])
+
+    start(np.arange(B))
+    while (job_of >= 0).any():
+        obs = vec.observe()
+        _, ids, starts = vec.legal_sets()
+        seat = vec.current_player
+        phase = vec.phase.astype(np.int64)
+        roles = vec.roles()
+        actions = vec.default_actions()  # idle tables play on with R20's defaults, ignored
+        active = job_of >= 0
+        who = np.where(active, seat_agent[np.arange(B), seat], -1)
+        for k, agent in enumerate(agents):
+            idx = np.flatnonzero(who == k)
+            if idx.size == 0:
+                continue
+            st, lid = take_sets(starts, ids, idx)
+            d = Decisions(obs[idx], lid, st, phase[idx], roles[idx], seat[idx].astype(np.int64),
+                          idx * 3 + seat[idx])
+            try:
+                a = np.asarray(agent.act_batch(d))
+                if a.shape != (idx.size,) or a.dtype.kind not in "iu":
+                    raise ValueError(f"act_batch must return {idx.size} integer action ids, got an array of "
+                                     f"shape {a.shape} and dtype {a.dtype}")
+            except Exception as e:  # noqa: BLE001 - named and re-raised with the hand it happened in
+                b = int(idx[0])
+                raise fail(f"agent {names[k]} ({agent!r}) failed at seat {int(seat[b])}, deal "
+                           f"{jobs[job_of[b]].index}, phase {_PHASE_NAMES[int(phase[b])]}: "
+                           f"{type(e).__name__}: {e}") from e
+            a = a.astype(np.int64)
+            bad = illegal_choices(d, a)
+            if bad.size:
+                i = int(bad[0])
+                b = int(idx[i])
+                raise fail(f"agent {names[k]} ({agent!r}) at seat {int(seat[b])}, deal {jobs[job_of[b]].index}, "
+                           f"phase {_PHASE_NAMES[int(phase[b])]}: illegal action {int(a[i])} "
+                           f"({d.legal(i).size} legal actions)")
+            actions[idx] = a
+        # what the record needs from the hand before step() deals the ended tables afresh
+        bids, dbl, red = vec.bids.copy(), vec.double_choice.copy(), vec.redouble_choice.copy()
+        bid, first = vec.bid.copy(), vec.first_bidder.copy()
+        in_play = phase == _PLAY
+        plays += in_play
+        bomb_now = in_play & _IS_BOMBISH[np.where(in_play, actions, 0)]
+        bombs[np.flatnonzero(bomb_now), seat[bomb_now]] += 1
+        if (phase != _PLAY).any():  # the choice being made now (the arrays above are before it)
+            for ph, arr, base in ((_BID, bids, BID_PASS), (_DOUBLE, dbl, NO_DOUBLE)):
+                i = np.flatnonzero(phase == ph)
+                arr[i, seat[i]] = actions[i] - base
+            i = np.flatnonzero(phase == _REDOUBLE)
+            red[i] = actions[i] - NO_REDOUBLE
+        _, _, done, info = vec.step(actions, observe=False)
+        ended = np.flatnonzero(done & active)
+        if ended.size:
+            j = job_of[ended]
+            rows = records[j]
+            rows[:, COL["deal"]] = [jobs[x].index for x in j]
+            rows[:, COL["seating"]] = [jobs[x].seating for x in j]
+            rows[:, COL["first_bidder"]] = first[ended]
+            rows[:, COL["score0"]:COL["score2"] + 1] = info["final_scores"][ended]
+            void = info["void"][ended]
+            rows[:, COL["void"]] = void
+            rows[:, COL["landlord"]] = np.where(void, -1, info["landlord"][ended])
+            rows[:, COL["bid"]] = np.where(void, 0, bid[ended])
+            rows[:, COL["winner"]] = info["winner"][ended]
+            rows[:, COL["bid0"]:COL["bid2"] + 1] = bids[ended]
+            rows[:, COL["dbl0"]:COL["dbl2"] + 1] = dbl[ended]
+            rows[:, COL["redouble"]] = red[ended]
+            rows[:, COL["bombs0"]:COL["bombs2"] + 1] = bombs[ended]
+            rows[:, COL["spring"]] = info["spring"][ended]
+            rows[:, COL["anti_spring"]] = info["anti_spring"][ended]
+            rows[:, COL["plays"]] = plays[ended]
+            records[j] = rows
+            finished[j] = True
+            if on_hand is not None:
+                on_hand(int(ended.size))
+            start(ended)
+    return records
+
+
+__all__ = ["FIELDS", "COL", "Deal", "Job", "AgentError", "make_deal", "seat_seed", "play_hands", "DEFAULT_TABLES"]

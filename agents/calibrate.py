@@ -16,9 +16,7 @@ import warnings
 
 import numpy as np
 
-from ddz_env.env import raw_env
-
-from .arena import COL, make_deal, play_hand
+from .arena import COL, Job, make_deal, play_hands
 from .rule_agent import RuleAgent, features
 
 
@@ -40,11 +38,11 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50
 
 def collect(deals: int, seed: int, agent=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     agent = agent or RuleAgent()
-    env = raw_env(bidding=False, doubling=False)
+    dealt = [make_deal(seed, i) for i in range(deals)]
+    rows = play_hands([agent], [Job(i, 0, d, (0, 0, 0)) for i, d in enumerate(dealt)], seed, bidding=False,
+                      doubling=False)
     xl, yl, xf, yf = [], [], [], []
-    for i in range(deals):
-        d = make_deal(seed, i)
-        row = play_hand(env, [agent] * 3, d, seed, i)
+    for d, row in zip(dealt, rows):
         lord = int(row[COL["landlord"]])
         lord_won = int(row[COL["winner"]] == lord)
         xl.append(features(d.hands[lord]))

@@ -19,14 +19,12 @@ import copy
 import itertools
 import os
 import sys
-import warnings
 from typing import Any, Callable
 
 import numpy as np
 
-from ddz_env.env import raw_env
-
-from .arena import FIELDS, make_deal, play_hand
+from .arena import DEFAULT_TABLES, FIELDS, Job, make_deal, play_hands
+from .base import as_batch_agent
 from .loader import load
 from .stats import summarize, summarize_fixed
 
@@ -39,9 +37,9 @@ def _resolve(spec: AgentSpec):
     """An agent object from a spec (a name or path is loaded; an object is used as is)."""
     if isinstance(spec, (str, os.PathLike)):
         return load(spec)
-    if not callable(getattr(spec, "act", None)):
-        raise TypeError(f"an agent is a name, a checkpoint path or an object with act(observation, env); "
-                        f"got {spec!r}")
+    if not callable(getattr(spec, "act_batch", None)) and not callable(getattr(spec, "act", None)):
+        raise TypeError(f"an agent is a name, a checkpoint path or an object with act_batch(decisions) or "
+                        f"act(observation); got {spec!r}")
     return spec
 
 
@@ -49,36 +47,35 @@ def _label(spec: AgentSpec) -> str:
     return os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else repr(spec)
 
 
-_CACHE: dict[str, Any] = {}  # per process: the seat copies of the agents of the current run
+def jobs_for(seed: int, start: int, stop: int, mode: str) -> list[Job]:
+    """The hands of deals [start, stop) in every seating, in (deal, seating) order; agent 0 is A, 1 is B."""
+    jobs = []
+    for i in range(start, stop):
+        d = make_deal(seed, i)
+        if mode == "fixed-landlord":  # seating 0: A landlord at the deal's landlord seat, B farmers; 1: swapped
+            patterns = ["".join("A" if s == d.first_bidder else "B" for s in range(3)),
+                        "".join("B" if s == d.first_bidder else "A" for s in range(3))]
+        else:
+            patterns = DUPLICATE_SEATINGS
+        for k, p in enumerate(patterns):
+            jobs.append(Job(i, k, d, tuple(0 if c == "A" else 1 for c in p)))
+    return jobs
+
+
+_CACHE: dict[str, Any] = {}  # per process: the agents of the current run
 _RUNS = itertools.count()
 
 
-def _play_chunk(task: tuple) -> np.ndarray:
+def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np.ndarray:
     """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
-    run, spec_a, spec_b, seed, mode, doubling, start, stop = task
-    if _CACHE.get("run") != run:  # agents load once per run and process, one copy per seat
-        agent_a, agent_b = _resolve(spec_a), _resolve(spec_b)
+    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables = task
+    if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
-        _CACHE["seats"] = ([copy.deepcopy(agent_a) for _ in range(3)], [copy.deepcopy(agent_b) for _ in range(3)])
-    seats_a, seats_b = _CACHE["seats"]
+        _CACHE["agents"] = [as_batch_agent(copy.deepcopy(_resolve(s))) for s in (spec_a, spec_b)]
     fixed = mode == "fixed-landlord"
-    env = raw_env(bidding=not fixed, doubling=doubling and not fixed)
-    rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in range(start, stop):
-            d = make_deal(seed, i)
-            if fixed:  # seating 0: A landlord at the deal's landlord seat, B farmers; seating 1: swapped
-                patterns = ["".join("A" if s == d.first_bidder else "B" for s in range(3)),
-                            "".join("B" if s == d.first_bidder else "A" for s in range(3))]
-            else:
-                patterns = DUPLICATE_SEATINGS
-            for k, p in enumerate(patterns):
-                players = [seats_a[s] if c == "A" else seats_b[s] for s, c in enumerate(p)]
-                names = ["A" if c == "A" else "B" for c in p]
-                rows.append(play_hand(env, players, d, seed, i, k, names))
-    return np.array(rows, dtype=np.int64).reshape(-1, len(FIELDS))
+    return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, bidding=not fixed,
+                      doubling=doubling and not fixed, names=("A", "B"), tables=tables, on_hand=on_hand)
 
 
 def _one_thread() -> None:
@@ -90,23 +87,24 @@ def _one_thread() -> None:
 
 
 def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(50, -(-deals // (workers * 8))))
+    """Contiguous deal ranges: one for one worker (its tables refill as hands end), else ~4 per worker."""
+    if workers == 1:
+        return [(0, deals)]
+    size = max(1, -(-deals // (workers * 4)))
     return [(s, min(s + size, deals)) for s in range(0, deals, size)]
 
 
 def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
                 workers: int = 1, doubling: bool = True,
-                on_progress: Callable[[int], None] | None = None) -> np.ndarray:
+                on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES) -> np.ndarray:
     """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order."""
     run = f"{os.getpid()}-{next(_RUNS)}"
-    tasks = [(run, a, b, seed, mode, doubling, s, e) for s, e in _chunks(deals, workers)]
+    tasks = [(run, a, b, seed, mode, doubling, s, e, tables) for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
     parts = []
     if workers == 1:
         for t in tasks:
-            parts.append(_play_chunk(t))
-            if on_progress:
-                on_progress((t[7] - t[6]) * per_deal)
+            parts.append(_play_chunk(t, on_progress))
     else:
         import multiprocessing as mp
 
@@ -115,15 +113,17 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
                 parts.append(part)
                 if on_progress:
                     on_progress((t[7] - t[6]) * per_deal)
-    return np.concatenate(parts)
+    return np.concatenate(parts).reshape(-1, len(FIELDS))
 
 
 def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
-             workers: int = 1, doubling: bool = True, progress: bool = False) -> dict:
+             workers: int = 1, doubling: bool = True, progress: bool = False, tables: int = DEFAULT_TABLES) -> dict:
     """Play ``a`` against ``b`` on ``deals`` seeded deals and return every figure (JSON-ready).
 
     ``a`` / ``b``: a registered name (``"rule"``, ``"random"``), a checkpoint path, or an agent
-    object (picklable when ``workers > 1``). ``doubling=False`` turns the doubling phases
+    object (picklable when ``workers > 1``): a batch agent (``act_batch``) or anything with
+    ``act(observation)``. Each worker plays its deals on ``tables`` tables of the batched env
+    at once, each agent deciding all its pending decisions in one call. ``doubling=False`` turns the doubling phases
     off in duplicate mode (fixed-landlord mode never doubles). ``progress`` shows a tqdm bar.
     See ``agents/stats.py`` for what each figure means.
     """
@@ -135,9 +135,11 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(tables, bool) or not isinstance(tables, (int, np.integer)) or tables < 1:
+        raise ValueError(f"tables must be a positive integer, got {tables!r}")
     deals, workers, seed = int(deals), int(workers), int(seed)
-    # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with these very
-    # objects (copied per seat), several workers load the specs themselves
+    # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with copies of these
+    # objects, several workers load the specs themselves
     agents = _resolve(a), _resolve(b)
     specs = agents if workers == 1 else (a, b)
     bar = None
@@ -147,7 +149,7 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
         bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
     try:
-        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None)
+        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables)
     finally:
         if bar is not None:
             bar.close()
@@ -160,4 +162,4 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     }
 
 
-__all__ = ["evaluate", "run_records", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "jobs_for", "DUPLICATE_SEATINGS", "MODES"]

@@ -22,8 +22,6 @@ it is deterministic: the same view gives the same action.
 from __future__ import annotations
 
 import math
-from typing import Any
-
 import numpy as np
 
 from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
@@ -31,7 +29,7 @@ from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
 from ddz_env.legal import legal_ids as answers_to
 from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
 
-from .base import legal_ids
+from .base import BatchAgent, Decisions
 from .hand import move_of, plan, plan_cost
 from .view import View, decode
 
@@ -64,7 +62,7 @@ def win_chance(hand: np.ndarray, as_landlord: bool) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-class RuleAgent:
+class RuleAgent(BatchAgent):
     """Heuristic Dou Dizhu player (see the module docstring); deterministic, no hidden information.
 
     ``bid_at``: win-chance thresholds for bids 1, 2, 3; ``double_at`` / ``redouble_at``:
@@ -89,20 +87,24 @@ class RuleAgent:
         self.double_at = double_at
         self.redouble_at = redouble_at
 
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to reset: the agent keeps no state between decisions."""
-
     def __repr__(self) -> str:
         return f"RuleAgent(bid_at={self.bid_at}, double_at={self.double_at}, redouble_at={self.redouble_at})"
 
     # ------------------------------------------------------------------ entry point
-    def act(self, observation: dict[str, np.ndarray], env: Any = None) -> int:
-        legal = legal_ids(observation, env)
+    def act_batch(self, decisions: Decisions) -> np.ndarray:
+        """One action per decision (a loop: each decision decodes its own planes)."""
+        out = np.empty(len(decisions), np.int64)
+        for i in range(len(decisions)):
+            out[i] = self.decide(decisions.observation[i], decisions.legal(i))
+        return out
+
+    def decide(self, planes: np.ndarray, legal: np.ndarray) -> int:
+        """The action for one seat's planes (29, 4, 15) and its legal ids."""
         if legal.size == 0:
-            raise ValueError("RuleAgent.act: no legal action (is this seat on turn?)")
+            raise ValueError("RuleAgent: no legal action (is this seat on turn?)")
         if legal.size == 1:
             return int(legal[0])
-        view = decode(observation["observation"])
+        view = decode(planes)
         if view.phase == _BID:
             return self._bid(view, legal)
         if view.phase == _DOUBLE:

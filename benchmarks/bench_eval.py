@@ -1,16 +1,21 @@
-"""Evaluated hands per second: rule vs random in duplicate format, one worker.
+"""Evaluated hands per second, one worker, against one AEC env playing random actions in the same run.
 
-    python benchmarks/bench_eval.py [--deals 200] [--seed 0]
+    python benchmarks/bench_eval.py [--deals 200] [--checkpoint PATH] [--tables 256]
 
-Times ``agents.evaluate("rule", "random", ...)`` end to end (every seating of every
-deal through the AEC env, observation planes built for every decision) and reports
-hands per second. Rule vs rule is timed too, with the rule agent's mean time per
-decision (its plans are cached per hand, and a deal comes back in six seatings), and
-the cold cost of planning a fresh hand.
+Times ``agents.evaluate(a, b, workers=1)`` end to end (duplicate format: six seatings of
+every deal on the batched env, each agent deciding all its pending decisions in one
+call) for DMC vs DMC, DMC vs rule and rule vs random, and, as the baseline of the same
+run, ``ddz_env.env()`` playing uniform-random legal actions with ``last()`` every step
+(``bench_env.py``'s loop). All figures are CPU seconds of this process with one torch
+thread, so other load on the machine counts less. The DMC agent is ``--checkpoint``, or
+an untrained network of ``configs/default.yaml``'s shape (the same cost per decision).
+Also timed: DMC vs DMC one decision at a time through the AEC env (``act(observation)``,
+the path evaluation took before it was batched), and the rule agent's time per decision.
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 import time
@@ -19,66 +24,94 @@ import warnings
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
 from agents import RuleAgent, evaluate  # noqa: E402
+from agents.arena import seat_seed  # noqa: E402
+from agents.evaluation import jobs_for  # noqa: E402
+from bench_env import bench_env  # noqa: E402  (the AEC random-play loop)
+from ddz_env.env import AGENTS, raw_env  # noqa: E402
 
 
 class TimedRule(RuleAgent):
-    """The rule agent, counting its decisions and the time they take."""
+    """The rule agent, counting its decisions and the CPU time they take."""
 
     calls = 0
     seconds = 0.0
 
-    def act(self, observation, env=None):
-        t = time.perf_counter()
-        a = super().act(observation, env)
-        TimedRule.seconds += time.perf_counter() - t
-        TimedRule.calls += 1
+    def act_batch(self, decisions):
+        t = time.process_time()
+        a = super().act_batch(decisions)
+        TimedRule.seconds += time.process_time() - t
+        TimedRule.calls += len(decisions)
         return a
 
 
-def bench(a, b, deals: int, seed: int) -> tuple[float, dict]:
-    t = time.perf_counter()
-    res = evaluate(a, b, deals=deals, seed=seed, workers=1)
-    return res["hands"] / (time.perf_counter() - t), res
+def dmc_agent(checkpoint: str | None):
+    from agents.dmc import DMCAgent, DMCModel
+    from agents.dmc.config import load_config
+
+    if checkpoint:
+        return DMCAgent.from_checkpoint(checkpoint)
+    torch.manual_seed(0)
+    cfg = load_config(os.path.join(os.path.dirname(__file__), "..", "configs", "default.yaml"))
+    return DMCAgent(DMCModel(**cfg.model_kwargs()))
 
 
-def plan_ms(n: int = 300) -> tuple[float, float]:
-    """Milliseconds to plan a fresh 17-card and 20-card hand (cache cleared: the cold cost)."""
-    import numpy as np
+def bench(a, b, deals: int, seed: int, tables: int) -> tuple[float, dict]:
+    t = time.process_time()
+    res = evaluate(a, b, deals=deals, seed=seed, workers=1, tables=tables)
+    return res["hands"] / (time.process_time() - t), res
 
-    from agents.hand import _plan, plan
-    from ddz_env.cards import deal
 
-    rng = np.random.default_rng(0)
-    deals = [deal(rng) for _ in range(n)]
-    out = []
-    for hands in ([h[0] for h, _ in deals], [h[0] + b for h, b in deals]):
-        _plan.cache_clear()
-        t = time.perf_counter()
-        for h in hands:
-            plan(h)
-        out.append(1e3 * (time.perf_counter() - t) / n)
-    _plan.cache_clear()
-    return out[0], out[1]
+def bench_one_at_a_time(a, b, deals: int, seed: int) -> float:
+    """Hands/s of duplicate play through the AEC env, one ``act`` per decision (the unbatched path)."""
+    env = raw_env()
+    seats = ([copy.deepcopy(a) for _ in range(3)], [copy.deepcopy(b) for _ in range(3)])
+    jobs = jobs_for(seed, 0, deals, "duplicate")
+    t = time.process_time()
+    for j in jobs:
+        d = j.deal
+        env.reset(options={"deal": {"hands": d.hands, "bottom": d.bottom, "first_bidder": d.first_bidder}})
+        players = [seats[k][s] for s, k in enumerate(j.seats)]
+        for s in range(3):
+            players[s].reset(seat_seed(seed, j.index, s))
+        g = env.game
+        while not g.is_over:
+            s = g.current_player
+            env.step(players[s].act(env.observe(AGENTS[s])))
+    return len(jobs) / (time.process_time() - t)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=200, help="deals per measurement (x6 hands)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--checkpoint", help="a DMC checkpoint (default: an untrained default-size network)")
+    p.add_argument("--tables", type=int, default=256, help="tables stepped together (evaluate's default)")
+    p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds of AEC random play")
     a = p.parse_args()
     warnings.simplefilter("ignore")
+    torch.set_num_threads(1)
+    dmc = dmc_agent(a.checkpoint)
     evaluate("rule", "random", deals=2, seed=a.seed + 1)  # warm-up: imports, move-table caches
-    hps, res = bench("rule", "random", a.deals, a.seed)
-    print(f"rule vs random, duplicate, 1 worker: {hps:,.0f} hands/s  ({res['hands']} hands; "
-          f"rule scores {res['A']['mean_score']:+.2f}/hand)")
+    aec, _ = bench_env(a.seconds)
+    print(f"baseline: AEC env() random play, last() every step: {aec:,.0f} hands/s")
+    rows = []
+    for label, x, y, deals in (("DMC vs DMC", dmc, dmc, a.deals), ("DMC vs rule", dmc, "rule", a.deals),
+                               ("rule vs random", "rule", "random", a.deals)):
+        hps, res = bench(x, y, deals, a.seed, a.tables)
+        rows.append((label, hps))
+        print(f"{label:<16} duplicate, 1 worker, {a.tables} tables: {hps:7,.0f} hands/s = {hps / aec:5.2f}x AEC "
+              f"random play  ({res['hands']} hands; A scores {res['A']['mean_score']:+.2f}/hand)")
+    one = bench_one_at_a_time(dmc, dmc, max(2, a.deals // 20), a.seed)
+    print(f"DMC vs DMC one decision at a time through the AEC env: {one:,.0f} hands/s = {one / aec:.2f}x AEC "
+          f"random play (batched: {rows[0][1] / one:.1f}x this)")
     TimedRule.calls, TimedRule.seconds = 0, 0.0
-    hps_rr, res_rr = bench(TimedRule(), "rule", a.deals // 2, a.seed)
-    per = 1e3 * TimedRule.seconds / max(TimedRule.calls, 1)
-    print(f"rule vs rule,   duplicate, 1 worker: {hps_rr:,.0f} hands/s  ({res_rr['hands']} hands; "
-          f"rule agent {per:.3f} ms per decision over {TimedRule.calls} decisions of one side)")
-    p17, p20 = plan_ms()
-    print(f"hand plan, cold cache: {p17:.2f} ms for 17 cards, {p20:.2f} ms for 20 cards")
+    bench(TimedRule(), "rule", max(2, a.deals // 4), a.seed, a.tables)
+    print(f"rule agent: {1e3 * TimedRule.seconds / max(TimedRule.calls, 1):.3f} ms per decision "
+          f"({TimedRule.calls} decisions)")
 
 
 if __name__ == "__main__":

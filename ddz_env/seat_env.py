@@ -58,7 +58,7 @@ def _load_opponent(spec: Any) -> Any:
 
         return agents.load(spec)
     if not hasattr(spec, "act"):
-        raise TypeError(f"an opponent is an agents.load name or an object with act(observation, env), got {spec!r}")
+        raise TypeError(f"an opponent is an agents.load name or an object with act(observation), got {spec!r}")
     return spec
 
 
@@ -145,7 +145,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
         g = self.aec.game
         while not g.is_over and g.current_player != self.seat:
             agent = AGENTS[g.current_player]
-            a = self._opponent(g.current_player).act(self.aec.observe(agent), self.aec)
+            a = self._opponent(g.current_player).act(self.aec.observe(agent))
             self.aec.step(int(a))  # ValueError if an opponent plays an illegal action
 
     def _obs(self) -> np.ndarray:

@@ -257,17 +257,40 @@ class VectorDouDizhu:
         Returns the observation dict of the whole batch (hand b's entries are the new hand's).
         """
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
-        bt = as_counts(bottom).astype(np.int8)
-        if h.shape != (3, NUM_RANKS) or not (h.sum(axis=1) == HAND_SIZE).all() or bt.sum() != 3 \
-                or (h.sum(axis=0) + bt != MAX_COUNTS).any():
-            raise ValueError("a deal is three 17-card hands + 3 bottom cards of one 54-card deck")
-        if first_bidder not in (0, 1, 2):
-            raise ValueError(f"first_bidder must be 0, 1 or 2, got {first_bidder!r}")
-        slots = np.array([b])
-        self.hand_count[slots] -= 1  # the replaced hand does not count
-        self._start_hands(slots, h[None], bt[None], np.array([first_bidder]))
-        self._refresh_legal()
+        self.load_deals([b], h[None], as_counts(bottom)[None], [first_bidder])
         return self._obs_dict(True)
+
+    def load_deals(self, slots, hands, bottoms, first_bidders) -> None:
+        """Fresh hands in ``slots`` (K,) from count arrays: ``hands`` (K, 3, 15), ``bottoms`` (K, 15),
+        ``first_bidders`` (K,) (with bidding off: the landlords). No generator draw; no observation
+        is built (call ``observe()``). ``ValueError`` naming the first bad entry, nothing changed."""
+        slots = np.asarray(slots, dtype=np.int64).reshape(-1)
+        K = slots.size
+        h = np.asarray(hands)
+        bt = np.asarray(bottoms)
+        fb = np.asarray(first_bidders, dtype=np.int64).reshape(-1)
+        if h.shape != (K, 3, NUM_RANKS) or bt.shape != (K, NUM_RANKS) or fb.shape != (K,):
+            raise ValueError(f"load_deals: expected hands (K, 3, 15), bottoms (K, 15) and first_bidders (K,) "
+                             f"for K = {K} slots, got {h.shape}, {bt.shape}, {fb.shape}")
+        if K and (slots.min() < 0 or slots.max() >= self.num_envs or np.unique(slots).size != K):
+            raise ValueError(f"load_deals: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
+        ok = ((h.sum(axis=2) == HAND_SIZE).all(axis=1) & (bt.sum(axis=1) == 3)
+              & ((h.sum(axis=1) + bt) == MAX_COUNTS).all(axis=1))
+        if not ok.all():
+            raise ValueError(f"load_deals: deal {int(np.flatnonzero(~ok)[0])}: a deal is three 17-card hands "
+                             f"+ 3 bottom cards of one 54-card deck")
+        bad = (fb < 0) | (fb > 2)
+        if bad.any():
+            raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")
+        if K == 0:
+            return
+        self.hand_count[slots] -= 1  # the replaced hands do not count
+        self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb)
+        self._refresh_legal()
+
+    def roles(self) -> np.ndarray:
+        """(B,) role of the seat to act: 0 landlord, 1 farmer after it, 2 before it; -1 while bidding."""
+        return _ROLE.take(self.current_player * 4 + 1 + self.landlord).astype(np.int64)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> dict[str, np.ndarray]:

@@ -55,7 +55,7 @@ def play_env(deal: dict, script=()) -> raw_env:
 
 
 def decide(agent, e) -> int:
-    return int(agent.act(e.observe(e.agent_selection), e))
+    return int(agent.act(e.observe(e.agent_selection)))
 
 
 def name(action: int) -> str:
@@ -104,7 +104,7 @@ def test_agents_work_from_the_mask_alone():
     e.reset(seed=4)
     obs = e.observe(e.agent_selection)
     for agent in (RandomAgent(), RuleAgent()):
-        assert agent.act(obs, None) in e.legal_actions()
+        assert agent.act(obs) in e.legal_actions()
 
 
 # ---------------------------------------------------------------------------- random agent
@@ -114,14 +114,14 @@ def test_random_agent_is_uniform_and_seeded():
     obs = e.observe(e.agent_selection)
     legal = e.legal_actions()  # the first bid: pass, 1, 2, 3
     r = RandomAgent(seed=1)
-    picks = np.array([r.act(obs, e) for _ in range(4000)])
+    picks = np.array([r.act(obs) for _ in range(4000)])
     counts = np.array([(picks == x).sum() for x in legal])
     assert legal.size == 4 and counts.sum() == 4000 and np.abs(counts - 1000).max() < 120
     r1, r2 = RandomAgent(seed=7), RandomAgent(seed=7)
-    assert [r1.act(obs, e) for _ in range(20)] == [r2.act(obs, e) for _ in range(20)]
+    assert [r1.act(obs) for _ in range(20)] == [r2.act(obs) for _ in range(20)]
     r1.reset(seed=11)
     r2.reset(seed=11)
-    assert [r1.act(obs, e) for _ in range(20)] == [r2.act(obs, e) for _ in range(20)]
+    assert [r1.act(obs) for _ in range(20)] == [r2.act(obs) for _ in range(20)]
 
 
 def test_random_agent_without_legal_actions_raises():
@@ -129,7 +129,7 @@ def test_random_agent_without_legal_actions_raises():
     e.reset(seed=0)
     other = AGENTS[(AGENTS.index(e.agent_selection) + 1) % 3]
     with pytest.raises(ValueError, match="no legal action"):
-        RandomAgent().act(e.observe(other), None)
+        RandomAgent().act(e.observe(other))
 
 
 # ---------------------------------------------------------------------------- the plan
@@ -395,3 +395,112 @@ def test_move_of_is_the_table_lookup():
     assert MOVE_STRINGS[move_of(parse_cards("333444"))] == "333444"
     with pytest.raises(KeyError):
         move_of(parse_cards("34"))
+
+
+# ---------------------------------------------------------------------------- the batch interface
+def test_decisions_from_an_observation_read_phase_role_and_legal_ids():
+    from agents import Decisions
+
+    e = raw_env()
+    e.reset(seed=3)
+    seen = set()
+    rng = np.random.default_rng(0)
+    while not e.game.is_over:
+        g = e.game
+        s = g.current_player
+        d = Decisions.from_observation(e.observe(AGENTS[s]))
+        assert len(d) == 1 and d.phase[0] == int(g.phase)
+        assert d.role[0] == (int(g.role(s)) if g.landlord >= 0 else -1)
+        np.testing.assert_array_equal(d.legal(0), e.legal_actions())
+        seen.add((int(d.phase[0]), int(d.role[0])))
+        e.step(int(d.legal(0)[rng.integers(d.legal(0).size)]) if int(g.phase) != 0 else BID_3)
+    assert {(0, -1), (3, 0)} <= seen and ({(3, 1), (3, 2)} & seen)
+
+
+def test_decisions_reject_a_malformed_observation():
+    from agents import Decisions
+
+    with pytest.raises(ValueError, match="observation"):
+        Decisions.from_observation({"observation": np.zeros((29, 4, 15), np.int8)})
+    with pytest.raises(ValueError, match="must be"):
+        Decisions.from_observation({"observation": np.zeros((3, 4)), "action_mask": np.zeros(24648, np.int8)})
+
+
+def test_act_batch_equals_act_one_by_one_for_every_agent():
+    """On the batched env's decisions (every phase), act_batch gives what act gives on each alone."""
+    import torch
+
+    from agents import Decisions
+    from agents.base import take_sets
+    from agents.dmc import DMCAgent, DMCModel
+    from ddz_env.vector import VectorDouDizhu
+
+    torch.manual_seed(1)
+    agents_ = [RuleAgent(), DMCAgent(DMCModel([32], [32, 16])), DMCAgent(DMCModel([], [32, 16], hand_after=True))]
+    vec = VectorDouDizhu(24, seed=5)
+    rng = np.random.default_rng(1)
+    phases = set()
+    for step in range(60):
+        obs = vec.observe()
+        _, ids, starts = vec.legal_sets()
+        idx = np.arange(vec.num_envs)
+        st, lid = take_sets(starts, ids, idx)
+        d = Decisions(obs, lid, st, vec.phase.astype(np.int64), vec.roles(), vec.current_player.copy(), idx)
+        phases |= set(vec.phase.tolist())
+        masks = vec.action_masks()
+        for agent in agents_:
+            batch = agent.act_batch(d)
+            one = [agent.act({"observation": obs[b], "action_mask": masks[b]}) for b in range(vec.num_envs)]
+            assert batch.tolist() == one, (agent, step)
+        vec.step(vec.random_actions(rng))
+    assert phases == {0, 1, 2, 3}
+
+
+def test_random_agent_streams_are_independent_and_reseedable():
+    from agents import Decisions
+
+    e = raw_env()
+    e.reset(seed=0)
+    obs = e.observe(e.agent_selection)
+    one = Decisions.from_observation(obs)
+    many = one.take(np.zeros(6, np.int64))
+    many = Decisions(many.observation, many.legal_ids, many.legal_starts, many.phase, many.role, many.seat,
+                     np.array([4, 9, 4, 9, 4, 9]))
+    r = RandomAgent(seed=0)
+    r.begin_hands(np.array([4, 9]), np.array([11, 11], np.uint64))
+    picks = r.act_batch(many)
+    assert picks[0::2].tolist() == picks[1::2].tolist()  # same seed, same draws, whatever the interleaving
+    solo = RandomAgent(seed=0)
+    solo.reset(seed=11)
+    assert [solo.act(obs) for _ in range(3)] == picks[0::2].tolist()
+
+
+def test_an_act_only_agent_evaluates_like_its_batch_version():
+    """as_batch_agent gives each stream its own copy: a one-decision agent scores what the batch agent does."""
+    from agents import evaluate
+
+    class ActOnlyRandom:
+        def __init__(self):
+            self.inner = RandomAgent(seed=0)
+
+        def reset(self, seed=None):
+            self.inner.reset(seed)
+
+        def act(self, observation):
+            return self.inner.act(observation)
+
+    a = evaluate(ActOnlyRandom(), "rule", deals=6, seed=4)
+    b = evaluate(RandomAgent(seed=0), "rule", deals=6, seed=4)
+    assert a["per_deal_score_a"] == b["per_deal_score_a"] and a["A"] == b["A"]
+
+
+def test_readme_write_your_own_agent_example_runs_as_pasted(capsys):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "class MostCards" in b]
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert re.match(r"most-cards vs random: \+\d+\.\d\d per hand \[", out)

@@ -126,7 +126,7 @@ def play_steered_hands(agent, hands: int = 3) -> set[int]:
                 continue
             raw = env.unwrapped
             legal = raw.legal_actions()
-            a = agent.act(obs, raw)
+            a = agent.act(obs)
             assert a in set(legal.tolist()), (a, raw.phase)
             phase = int(raw.phase)
             phases.add(phase)
@@ -162,7 +162,7 @@ def test_smoke_training_writes_a_run_that_plays(tmp_path):
     env = ddz_env.env()
     env.reset(seed=5)
     obs, *_ = env.last()
-    assert loaded.act(obs, env.unwrapped) == agent.act(obs, env.unwrapped)
+    assert loaded.act(obs) == agent.act(obs)
 
 
 def test_actor_processes_train(tmp_path):
@@ -218,3 +218,67 @@ def test_train_cli_runs_and_resumes(tmp_path, capsys):
     assert load_config(run / "config.yaml").total_frames == 512
     assert train_cli.main(["--config", str(SMOKE), "--set", "bogus=1"]) == 2
     assert "'bogus'" in capsys.readouterr().err
+
+
+def _untrained_checkpoint(path: Path, **kw) -> Path:
+    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+
+    cfg = tiny(**kw)
+    torch.manual_seed(0)
+    model = make_model(cfg)
+    save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), path)
+    return path
+
+
+def test_act_needs_no_env_object(tmp_path):
+    """act(observation) alone (no env): the AEC observation dict is all a DMC agent needs."""
+    agent = DMCAgent.from_checkpoint(_untrained_checkpoint(tmp_path / "c.pt", action_features="hand_after"))
+    env = ddz_env.env()
+    env.reset(seed=2)
+    n = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agent.act(obs)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        n += 1
+    assert n > 10
+
+
+def test_seat_env_seats_a_dmc_checkpoint_as_opponents(tmp_path):
+    from ddz_env.seat_env import DouDizhuSeatEnv
+
+    path = _untrained_checkpoint(tmp_path / "opp.pt")
+    env = DouDizhuSeatEnv(seat=0, opponents=str(path))
+    assert all(isinstance(o, DMCAgent) for o in env.opponents)
+    rng = np.random.default_rng(0)
+    for ep in range(3):
+        env.reset(seed=ep)
+        done, ret = False, 0.0
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, r, done, _, info = env.step(int(rng.choice(legal)))
+            ret += r
+        assert ret == info["score"]
+
+
+def test_hand_after_features_are_the_hand_minus_the_move():
+    from agents.dmc.model import HAND_AFTER_DIM, hand_after_features, hand_counts
+    from ddz_env.cards import parse_cards
+    from ddz_env.observation import observe_game
+    from ddz_env.game import Game
+
+    g = Game.deal(np.random.default_rng(3))
+    planes = torch.from_numpy(observe_game(g, g.current_player).reshape(1, OBS_CELLS).astype(np.int8))
+    hand = hand_counts(planes)
+    np.testing.assert_array_equal(hand[0].numpy(), g.hands[g.current_player])
+    move = torch.from_numpy(parse_cards("3").astype(np.int64))[None] * int(g.hands[g.current_player][0] > 0)
+    f = hand_after_features(hand, move)
+    assert f.shape == (1, HAND_AFTER_DIM)
+    after = g.hands[g.current_player] - move[0].numpy()
+    plane = f[0, :60].reshape(4, 15).numpy()
+    np.testing.assert_array_equal(plane.sum(0), after)  # thermometer rows sum to the counts
+    assert f[0, 60 + int(after.sum())] == 1 and f[0, 60:].sum() == 1

@@ -17,8 +17,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import evaluate as cli  # noqa: E402
 from agents import RandomAgent, RuleAgent, evaluate  # noqa: E402
-from agents.arena import COL, AgentError, make_deal, seat_seed  # noqa: E402
-from agents.evaluation import DUPLICATE_SEATINGS, run_records  # noqa: E402
+from agents.arena import COL, FIELDS, AgentError, make_deal, seat_seed  # noqa: E402
+from agents.base import reset_agent  # noqa: E402
+from agents.evaluation import DUPLICATE_SEATINGS, jobs_for, run_records  # noqa: E402
+from ddz_env.env import AGENTS, raw_env  # noqa: E402
+from ddz_env.moves import MOVE_TYPE, MoveType  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -165,14 +168,123 @@ def test_bad_mode_and_workers():
 
 def test_an_illegal_action_names_the_agent():
     class Cheater:
-        def act(self, observation, env):
+        def act(self, observation):
             return 0  # a pass, even on a lead or when bidding
 
         def __repr__(self):
             return "Cheater()"
 
-    with pytest.raises(AgentError, match=r"agent [AB] \(Cheater\(\)\)"):
+    with pytest.raises(AgentError, match=r"agent A \(Cheater\(\)\) at seat \d, deal 0, phase BID: illegal action 0"):
         evaluate(Cheater(), "random", deals=1)
+
+
+def test_an_agent_error_keeps_the_hands_played_before_it():
+    class Boom(RuleAgent):
+        calls = 0
+
+        def act_batch(self, decisions):
+            Boom.calls += 1
+            if Boom.calls == 40:
+                raise RuntimeError("kaboom")
+            return super().act_batch(decisions)
+
+    with pytest.raises(AgentError, match=r"agent B \(.*\) failed at seat \d, deal \d+, phase [A-Z]+: "
+                                         r"RuntimeError: kaboom") as e:
+        evaluate("rule", Boom(), deals=30, seed=0, tables=4)
+    rec = e.value.records
+    assert 0 < len(rec) < 180 and rec.shape[1] == len(FIELDS)
+    # the hands it holds are real: each equals the same hand in a clean run
+    clean = run_records("rule", "rule", deals=30, seed=0)
+    key = {(int(r[COL["deal"]]), int(r[COL["seating"]])): r for r in clean}
+    for r in rec:
+        np.testing.assert_array_equal(r, key[(int(r[COL["deal"]]), int(r[COL["seating"]]))])
+
+
+class ReturnsGarbage(RuleAgent):
+    def act_batch(self, decisions):
+        return np.zeros(len(decisions) + 1, np.int64)
+
+
+def test_an_agent_returning_the_wrong_shape_names_it():
+    with pytest.raises(AgentError, match=r"agent B .* act_batch must return \d+ integer action ids"):
+        evaluate("random", ReturnsGarbage(), deals=2)
+
+
+# ---------------------------------------------------------------------------- batched == one hand at a time
+def play_hand_aec(env, players, d, seed, index, seating):
+    """The reference: one hand through the AEC env, one ``act(observation)`` per decision, each seat's
+    agent reset with its seat seed (the evaluator's contract), recorded as ``arena.FIELDS``."""
+    options = {"deal": {"hands": d.hands, "bottom": d.bottom, "first_bidder": d.first_bidder}}
+    if not env.bidding:
+        options["landlord"] = d.first_bidder
+    env.reset(options=options)
+    g = env.game
+    for s in range(3):
+        reset_agent(players[s], seat_seed(seed, index, s))
+    while not g.is_over:
+        s = g.current_player
+        env.step(players[s].act(env.observe(AGENTS[s])))
+    row = np.zeros(len(FIELDS), dtype=np.int64)
+    row[COL["deal"]], row[COL["seating"]], row[COL["first_bidder"]] = index, seating, g.first_bidder
+    row[COL["score0"]:COL["score2"] + 1] = g.scores
+    row[COL["void"]] = g.void
+    row[COL["landlord"]], row[COL["bid"]], row[COL["winner"]] = g.landlord, g.bid, g.winner
+    row[COL["bid0"]:COL["bid2"] + 1] = g.bids
+    row[COL["dbl0"]:COL["dbl2"] + 1] = g.double_choice
+    row[COL["redouble"]] = g.redouble_choice
+    for s, m in g.plays:
+        if MOVE_TYPE[m] in (MoveType.BOMB, MoveType.ROCKET):
+            row[COL["bombs0"] + s] += 1
+    row[COL["spring"]], row[COL["anti_spring"]], row[COL["plays"]] = g.spring, g.anti_spring, len(g.plays)
+    return row
+
+
+def one_hand_records(a, b, deals, seed, mode):
+    import copy
+
+    fixed = mode == "fixed-landlord"
+    env = raw_env(bidding=not fixed, doubling=not fixed)
+    seats = ([copy.deepcopy(a) for _ in range(3)], [copy.deepcopy(b) for _ in range(3)])
+    rows = [play_hand_aec(env, [seats[k][s] for s, k in enumerate(j.seats)], j.deal, seed, j.index, j.seating)
+            for j in jobs_for(seed, 0, deals, mode)]
+    return np.array(rows)
+
+
+@pytest.fixture(scope="module")
+def small_dmc():
+    import torch
+
+    from agents.dmc import DMCAgent, DMCModel
+
+    torch.manual_seed(0)
+    return DMCAgent(DMCModel([32], [32, 16], hand_after=True))
+
+
+@pytest.mark.parametrize("mode", ["duplicate", "fixed-landlord"])
+def test_batched_evaluation_equals_one_hand_at_a_time(mode, small_dmc):
+    """Every hand record of the batched evaluation (tables of 7, refilled as hands end) equals the
+    same hand played alone through the AEC env, for random, rule and a small DMC network."""
+    seen = []
+    for a, b in ((RandomAgent(seed=5), RuleAgent()), (small_dmc, RandomAgent()), (RuleAgent(), small_dmc)):
+        deals = 8 if mode == "duplicate" else 15
+        batched = run_records(a, b, deals=deals, seed=8, mode=mode, tables=7)
+        reference = one_hand_records(a, b, deals, seed=8, mode=mode)
+        np.testing.assert_array_equal(batched, reference)
+        seen.append(batched)
+    seen = np.concatenate(seen)
+    # what the comparison covered: bombs, springs and wins of both sides; voids, doubles, redoubles
+    assert (seen[:, COL["bombs0"]:COL["bombs2"] + 1] > 0).any() and seen[:, COL["anti_spring"]].any()
+    won = seen[seen[:, COL["void"]] == 0]
+    assert (won[:, COL["winner"]] == won[:, COL["landlord"]]).any() and (won[:, COL["winner"]] != won[:, COL["landlord"]]).any()
+    if mode == "duplicate":
+        assert seen[:, COL["void"]].any() and (seen[:, COL["dbl0"]:COL["dbl2"] + 1] == 1).any()
+        assert (seen[:, COL["redouble"]] == 1).any() and (seen[:, COL["redouble"]] == 0).any()
+
+
+def test_batch_size_does_not_change_a_result(small_dmc):
+    one = evaluate(small_dmc, "rule", deals=10, seed=2, tables=1)
+    many = evaluate(small_dmc, "rule", deals=10, seed=2, tables=64)
+    assert one == many
 
 
 # ---------------------------------------------------------------------------- command line

@@ -28,8 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class Greedy:
     """Plays the legal move with the most cards (bids, doubles: the smallest id)."""
 
-    def act(self, observation, env):
-        legal = np.asarray(env.legal_actions())
+    def act(self, observation):
+        legal = np.flatnonzero(observation["action_mask"])
         plays = legal[legal < NUM_MOVES]
         if plays.size:
             return int(plays[np.argmax(MOVE_NCARDS[plays])])
@@ -39,8 +39,8 @@ class Greedy:
 class AlwaysPassBid:
     """Passes every bid; otherwise the first legal action."""
 
-    def act(self, observation, env):
-        legal = np.asarray(env.legal_actions())
+    def act(self, observation):
+        legal = np.flatnonzero(observation["action_mask"])
         return BID_PASS if BID_PASS in legal else int(legal[0])
 
 
@@ -172,7 +172,7 @@ def test_seat_env_fixed_deal_without_a_decision_raises():
     # the landlord itself always has a decision
     env = DouDizhuSeatEnv(seat=1, opponents=Greedy(), bidding=False, doubling=False)
     env.reset(options={"deal": AIRPLANE_DEAL, "landlord": 1})
-    obs, r, term, _, info = env.step(Greedy().act(None, env.aec))
+    obs, r, term, _, info = env.step(Greedy().act(env.aec.observe(env.aec.agent_selection)))
     assert term and r == info["score"] > 0
 
 
@@ -198,7 +198,7 @@ def test_seat_env_redeals_hands_where_the_seat_never_acts(monkeypatch):
     assert env.action_masks().any() and env.game.current_player == 0
     ret, done = 0.0, False
     while not done:
-        obs, r, done, _, info = env.step(Greedy().act(None, env.aec))
+        obs, r, done, _, info = env.step(Greedy().act(env.aec.observe(env.aec.agent_selection)))
         ret += r
     assert ret == info["score"]
 

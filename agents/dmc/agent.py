@@ -1,23 +1,23 @@
 """``DMCAgent``: a trained DMC checkpoint playing at any seat, in every phase (greedy, deterministic).
 
-It uses only public information (R21): its own observation planes, the legal actions and
-the landlord seat (public once the bidding ends) to pick the network of its role.
+It uses only what its seat is given (R21): the observation planes, the legal actions, and
+the phase and role the planes carry (to pick the network: the role's in play, the bidding
+network before). One forward pass decides a whole batch of decisions.
 """
 from __future__ import annotations
 
 import os
-from typing import Any
-
 import numpy as np
 import torch
 
-from ddz_env.game import Phase
-
-from .model import OBS_CELLS, DMCModel, net_ids
+from ..base import BatchAgent, Decisions
+from .model import BIDDING_NET, OBS_CELLS, DMCModel
 from .trainer import load_checkpoint
 
+_PLAY = 3  # the status plane's play phase
 
-class DMCAgent:
+
+class DMCAgent(BatchAgent):
     """Greedy Q-agent over the four DMC networks (landlord, farmer down, farmer up, bidding)."""
 
     def __init__(self, model: DMCModel, device: str = "cpu", name: str = "dmc", threads: int | None = 1):
@@ -54,25 +54,17 @@ class DMCAgent:
         agent.frames = int(ck.get("frames", 0))
         return agent
 
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to reset: the agent is greedy and deterministic."""
-
-    def act(self, observation: dict[str, np.ndarray], env: Any) -> int:
-        planes = np.asarray(observation["observation"], dtype=np.int8).reshape(1, OBS_CELLS)
-        raw = getattr(env, "unwrapped", env)
-        if raw is not None and hasattr(raw, "legal_actions"):
-            legal = np.asarray(raw.legal_actions(), dtype=np.int64)
-        else:
-            legal = np.flatnonzero(np.asarray(observation["action_mask"]))
-        if legal.size == 0:
-            raise ValueError("no legal action: the agent is not on turn")
-        game = raw.game
-        phase = int(game.phase)
-        seat = int(game.current_player)
-        landlord = int(game.landlord) if phase == int(Phase.PLAY) else 0
-        nets = net_ids(np.array([phase]), np.array([seat]), np.array([landlord]))
-        starts = np.array([0, legal.size], dtype=np.int64)
-        return int(self.model.choose(planes, nets, starts, legal)[0])
+    def act_batch(self, decisions: Decisions) -> np.ndarray:
+        """Greedy action of every decision: one state encoding each, all candidates scored per network."""
+        starts = decisions.legal_starts
+        if (np.diff(starts) == 0).any():
+            raise ValueError("DMCAgent: a decision without a legal action (is this seat on turn?)")
+        n = len(decisions)
+        planes = np.ascontiguousarray(decisions.observation, dtype=np.int8).reshape(n, OBS_CELLS)
+        nets = np.where(decisions.phase == _PLAY, decisions.role, BIDDING_NET).astype(np.int64)
+        if ((nets < 0) | (nets > BIDDING_NET)).any():
+            raise ValueError("DMCAgent: a play decision without a role in its status plane")
+        return self.model.choose(planes, nets, starts, decisions.legal_ids).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"DMCAgent({self.name})"

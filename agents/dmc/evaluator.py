@@ -1,0 +1,154 @@
+"""Evaluation during training: the learner's weights against fixed opponents, in a separate process.
+
+Every ``eval_every`` frames the learner hands a copy of its weights to one evaluation
+process (a spawned ``ProcessPoolExecutor`` of one worker, so the learner never waits for
+it) that plays them with the batched evaluation (``agents.evaluate``) against each of
+``eval_opponents`` on ``eval_deals`` fixed deals of ``eval_seed``: duplicate format with the
+run's rules when bidding is on, and the fixed-landlord protocol. Each (opponent, mode)
+gives one row of ``eval.csv``: score per hand with its 95% interval, win rates as
+landlord and as farmers (head to head), and the agent's bidding and doubling rates;
+TensorBoard gets the same scalars when it is installed (``pip install tensorboard``).
+"""
+from __future__ import annotations
+
+import csv
+import logging
+import math
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("dmc")
+EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
+               "wp_farmer", "landlord_share", "bid_pass", "bid_1", "bid_2", "bid_3", "double_rate",
+               "redouble_rate")
+
+
+def _init_worker() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _round(x: Any) -> Any:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 5)
+
+
+def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, opponents: list[str], deals: int,
+              seed: int, bidding: bool, doubling: bool) -> list[dict[str, Any]]:
+    """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker."""
+    from agents.evaluation import evaluate
+
+    from .agent import DMCAgent
+    from .model import DMCModel
+
+    model = DMCModel(**model_kwargs)
+    model.load_state_dict(state)
+    agent = DMCAgent(model, name=f"dmc@{frames}")
+    modes = (["duplicate"] if bidding else []) + ["fixed-landlord"]
+    rows = []
+    for opp in opponents:
+        for mode in modes:
+            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, doubling=doubling)
+            a = res["A"]
+            lo, hi = a["score_ci95"]
+            row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals,
+                   "score": _round(a["mean_score"]), "ci_lo": _round(lo), "ci_hi": _round(hi)}
+            if mode == "fixed-landlord":
+                row |= {"wp_landlord": _round(a["landlord"]["WP"]), "wp_farmer": _round(a["farmer"]["WP"])}
+            else:
+                row |= {"wp_landlord": _round(a["win_rate_landlord_h2h"]),
+                        "wp_farmer": _round(a["win_rate_farmer_h2h"]),
+                        "landlord_share": _round(a["landlord_share"]),
+                        "bid_pass": _round(a["bids"]["pass"]), "bid_1": _round(a["bids"]["1"]),
+                        "bid_2": _round(a["bids"]["2"]), "bid_3": _round(a["bids"]["3"]),
+                        "double_rate": _round(a["double_rate"]), "redouble_rate": _round(a["redouble_rate"])}
+            rows.append(row)
+    return rows
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class TrainingEvaluator:
+    """Submits evaluations to one worker process and appends their rows to ``eval.csv`` as they finish."""
+
+    def __init__(self, cfg, run_dir: Path, resume_frames: int | None = None):
+        self.cfg = cfg
+        self.path = Path(run_dir) / "eval.csv"
+        rows = read_rows(self.path) if resume_frames is not None else []
+        # a resumed run continues from its checkpoint: rows written after it are dropped
+        rows = [r for r in rows if resume_frames is not None and int(r["frames"]) <= resume_frames]
+        with open(self.path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+            w.writeheader()
+            w.writerows(rows)
+        self.pending: list[Future] = []
+        self.pool: ProcessPoolExecutor | None = None
+        self.tb = None
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.tb = SummaryWriter(str(Path(run_dir) / "tensorboard"))
+        except Exception:  # noqa: BLE001 - TensorBoard is optional (no tensorboard package: no event files)
+            self.tb = None
+
+    def submit(self, model, frames: int, elapsed: float) -> None:
+        import multiprocessing as mp
+
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker)
+        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        c = self.cfg
+        self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,
+                                             list(c.eval_opponents), c.eval_deals, c.eval_seed, c.bidding,
+                                             c.doubling))
+
+    def poll(self, wait: bool = False) -> list[dict[str, Any]]:
+        """Write the rows of finished evaluations (all of them with ``wait``); returns them."""
+        out = []
+        still = []
+        for fut in self.pending:
+            if wait or fut.done():
+                try:
+                    rows = fut.result()
+                except Exception as e:  # noqa: BLE001 - an evaluation failure must not kill training
+                    log.warning("evaluation failed: %s: %s", type(e).__name__, e)
+                    continue
+                self._write(rows)
+                out.extend(rows)
+            else:
+                still.append(fut)
+        self.pending = still
+        return out
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
+        with open(self.path, "a", newline="") as f:
+            csv.DictWriter(f, fieldnames=EVAL_FIELDS).writerows(rows)
+        for r in rows:
+            log.info("eval at %d frames vs %s (%s): %+.3f [%s, %s] per hand; WP landlord %s, farmers %s",
+                     r["frames"], r["opponent"], r["mode"], r["score"], r["ci_lo"], r["ci_hi"],
+                     r.get("wp_landlord", ""), r.get("wp_farmer", ""))
+            if self.tb is not None:
+                tag = f"eval/{r['opponent']}/{r['mode']}"
+                for key in ("score", "wp_landlord", "wp_farmer", "bid_pass", "double_rate", "redouble_rate"):
+                    if r.get(key, "") != "":
+                        self.tb.add_scalar(f"{tag}/{key}", float(r[key]), int(r["frames"]))
+        if self.tb is not None:
+            self.tb.flush()
+
+    def close(self, wait: bool = True) -> None:
+        self.poll(wait=wait)
+        if self.pool is not None:
+            self.pool.shutdown(wait=wait, cancel_futures=not wait)
+            self.pool = None
+        if self.tb is not None:
+            self.tb.close()
+
+
+__all__ = ["TrainingEvaluator", "eval_rows", "read_rows", "EVAL_FIELDS"]
