@@ -282,3 +282,57 @@ def test_hand_after_features_are_the_hand_minus_the_move():
     plane = f[0, :60].reshape(4, 15).numpy()
     np.testing.assert_array_equal(plane.sum(0), after)  # thermometer rows sum to the counts
     assert f[0, 60 + int(after.sum())] == 1 and f[0, 60:].sum() == 1
+
+
+# ---------------------------------------------------------------------------------------------- fixed opponents
+def test_opponents_hold_the_b_seats_of_a_duplicate_seating_and_play_their_own_choices():
+    from agents import RuleAgent
+    from agents.base import Decisions, take_sets
+    from agents.dmc.experience import SEATINGS, Collector
+
+    cfg = tiny(opponents=["rule"], opponent_share=1.0, num_envs=12)
+    col = Collector(cfg, seed=3)
+    torch.manual_seed(0)
+    model = DMCModel([32], [32, 16])
+    rule = RuleAgent()
+    patterns = {tuple(p) for p in SEATINGS}
+    checked = 0
+    for _ in range(150):
+        assert all(tuple(row) in patterns for row in (col.owner == 0))  # every hand: one of the six seatings
+        env = col.env
+        seat = env.current_player.copy()
+        idx = np.flatnonzero(col.owner[np.arange(12), seat] == 0)
+        _, ids, starts = env.legal_sets()
+        st, lid = take_sets(starts, ids, idx)
+        want = rule.act_batch(Decisions(col.obs[idx], lid, st, env.phase[idx].astype(np.int64), env.roles()[idx],
+                                        seat[idx], idx * 3 + seat[idx]))
+        k = col.pending.length.copy()
+        col.step(model)
+        got = col.pending.action[idx, k[idx]] if idx.size else np.zeros(0)
+        # (a table whose hand ended this step has flushed its decisions: check the others)
+        alive = col.pending.length[idx] == k[idx] + 1
+        np.testing.assert_array_equal(got[alive], want[alive])
+        checked += int(alive.sum())
+    assert checked > 100 and col.stats.vs_hands > 0 and col.stats.hands == 0  # share 1: no self-play hands
+
+
+def test_learn_from_opponents_off_keeps_only_the_learners_decisions():
+    from agents.dmc.experience import Collector
+
+    torch.manual_seed(0)
+    model = DMCModel([32], [32, 16])
+    sizes = {}
+    for flag in (True, False):
+        col = Collector(tiny(opponents=["rule"], opponent_share=1.0, learn_from_opponents=flag, num_envs=8), seed=1)
+        for _ in range(300):
+            col.step(model)
+        sizes[flag] = col._staged
+        assert col.decisions == 300 * 8
+    assert 0 < sizes[False] < sizes[True]
+
+
+def test_opponent_share_needs_opponents():
+    with pytest.raises(ValueError, match="'opponent_share'"):
+        config_from_dict({}, ["opponent_share=0.5"])
+    with pytest.raises(ValueError, match="'opponents'"):
+        config_from_dict({}, ["opponents=[1, 2]"])

@@ -33,6 +33,9 @@ class TrainConfig:
     epsilon: float = 0.01  # epsilon-greedy exploration while acting (play phase)
     bid_epsilon: float = 0.1  # exploration of the bid / double / redouble decisions (they are few, and a
     #                           greedy "all pass" start would void every hand and starve the play networks)
+    opponents: list[str] = field(default_factory=list)  # fixed opponents mixed into self-play (agents.load specs)
+    opponent_share: float = 0.0  # share of the hands in which one of them holds the B seats of a duplicate seating
+    learn_from_opponents: bool = True  # the opponents' decisions are training samples too
     num_buffers: int = 16  # shared-memory batches in flight (actor mode)
     sync_every: int = 1  # actors refresh their weights from the learner every this many batches they send
     # --- learner
@@ -53,6 +56,11 @@ class TrainConfig:
     history_lstm: int = 0  # > 0: an LSTM of this width over the 15 history planes, 3 plays a step (DouZero: 128)
     action_features: str = "move"  # "move": the move's cards and type; "hand_after": + the hand it leaves
     precision: str = "fp32"  # "bf16": autocast matmuls to bfloat16 (acting and learning; weights stay fp32)
+    # --- evaluation during training (a separate process; rows in eval.csv, the curve on learning_curve.png)
+    eval_every: int = 0  # frames between evaluations of the learner's weights; 0: none
+    eval_deals: int = 200  # seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)
+    eval_seed: int = 10_000  # the evaluation deals' seed (fixed for the whole run)
+    eval_opponents: list[str] = field(default_factory=lambda: ["rule", "random"])  # agents.load specs
     # --- bookkeeping
     log_every: float = 10.0  # seconds between CSV / log lines
     checkpoint_every: int = 200_000  # frames between checkpoints (and one at the end)
@@ -73,7 +81,9 @@ class TrainConfig:
                 raise bad(key, "must be at least 1")
         if self.num_actors < 0:
             raise bad("num_actors", "must be >= 0")
-        for key in ("epsilon", "bid_epsilon"):
+        if self.opponent_share > 0 and not self.opponents:
+            raise bad("opponent_share", "> 0 needs at least one entry in 'opponents'")
+        for key in ("epsilon", "bid_epsilon", "opponent_share"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise bad(key, "must be in [0, 1]")
         if self.optimizer not in ("adam", "rmsprop"):
@@ -94,6 +104,14 @@ class TrainConfig:
             raise bad("precision", "'fp32' or 'bf16'")
         if self.history_lstm < 0:
             raise bad("history_lstm", "must be >= 0")
+        if self.eval_every < 0:
+            raise bad("eval_every", "must be >= 0 (0: no evaluation)")
+        if self.eval_deals < 1:
+            raise bad("eval_deals", "must be at least 1")
+        if self.eval_seed < 0:
+            raise bad("eval_seed", "must be >= 0")
+        if self.eval_every and not self.eval_opponents:
+            raise bad("eval_opponents", "at least one opponent when eval_every > 0")
         if self.max_seconds < 0:
             raise bad("max_seconds", "must be >= 0")
         if self.log_every <= 0:
@@ -138,6 +156,12 @@ def _coerce(key: str, value: Any, from_text: bool) -> Any:
         except ValueError:
             pass
     origin = typing.get_origin(tp)
+    if origin is list and typing.get_args(tp) == (str,):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            raise ValueError(f"config key {key!r}: expected a list of names, got {value!r}")
+        return list(value)
     if origin is list:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = [value]

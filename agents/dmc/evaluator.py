@@ -89,6 +89,7 @@ class TrainingEvaluator:
             w.writeheader()
             w.writerows(rows)
         self.pending: list[Future] = []
+        self.last_frames: int | None = None  # frames of the last submitted evaluation
         self.pool: ProcessPoolExecutor | None = None
         self.tb = None
         try:
@@ -103,6 +104,7 @@ class TrainingEvaluator:
 
         if self.pool is None:
             self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker)
+        self.last_frames = frames
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         c = self.cfg
         self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,

@@ -6,6 +6,13 @@ list (planes, action, net, seat) until the hand ends; then each of the hand's de
 gets the final R19 score of the seat that made it, transformed (:func:`transform_target`);
 a void hand (all passed) gives 0 to everyone. Finished samples accumulate in a staging
 area that :meth:`Collector.pop_batch` hands out in fixed-size batches.
+
+Fixed opponents (config ``opponents``, e.g. ``[rule]``, or past checkpoints): in a share
+``opponent_share`` of the hands, one of them (drawn per hand) takes the B seats of one of
+the six duplicate seatings (AAB ... ABB, drawn per hand; A the learner), so the learner
+meets, at every seat and in every phase, the opponents it is measured against. Their
+decisions are training samples too (``learn_from_opponents``): Monte-Carlo returns of
+their choices, for the network of the position they held.
 """
 from __future__ import annotations
 
@@ -16,10 +23,13 @@ import torch
 
 from ddz_env.vector import VectorDouDizhu
 
+from ..base import Decisions, as_batch_agent, take_sets
 from .config import TrainConfig
 from .model import BIDDING_NET, OBS_CELLS, net_ids
 
 MAX_DECISIONS = 168  # bids 3 + doubles 2 + redouble 1 + plays <= 54 moves + 2 passes between moves
+#: the six duplicate seatings as "seat held by the opponent" masks (AAB ABA BAA BBA BAB ABB, B = opponent)
+SEATINGS = np.array([[c == "B" for c in p] for p in ("AAB", "ABA", "BAA", "BBA", "BAB", "ABB")])
 
 
 def transform_target(scores: np.ndarray, target: str, score_scale: float) -> np.ndarray:
@@ -43,11 +53,13 @@ class Pending:
         self.action = np.zeros((num_envs, max_len), np.int32)
         self.net = np.zeros((num_envs, max_len), np.int8)
         self.seat = np.zeros((num_envs, max_len), np.int8)
+        self.keep = np.ones((num_envs, max_len), bool)
         self.length = np.zeros(num_envs, np.int64)
         self._b = np.arange(num_envs)
 
-    def add(self, obs: np.ndarray, action: np.ndarray, net: np.ndarray, seat: np.ndarray) -> None:
-        """One decision in every table."""
+    def add(self, obs: np.ndarray, action: np.ndarray, net: np.ndarray, seat: np.ndarray,
+            keep: np.ndarray | None = None) -> None:
+        """One decision in every table; ``keep`` False: not a training sample (it still counts)."""
         k = self.length
         if k.max() >= self.obs.shape[1]:
             raise RuntimeError("a hand has more decisions than MAX_DECISIONS")
@@ -55,6 +67,7 @@ class Pending:
         self.action[self._b, k] = action
         self.net[self._b, k] = net
         self.seat[self._b, k] = seat
+        self.keep[self._b, k] = True if keep is None else keep
         self.length += 1
 
     def flush(self, slots: np.ndarray, final_scores: np.ndarray, void: np.ndarray, target: str,
@@ -64,11 +77,14 @@ class Pending:
         slots = np.asarray(slots, dtype=np.int64)
         n = self.length[slots]
         valid = np.arange(self.obs.shape[1])[None, :] < n[:, None]  # (K, max_len)
+        hand = np.repeat(slots, n)
+        keep = self.keep[slots][valid]
+        valid &= self.keep[slots]
+        hand = hand[keep]
         obs = self.obs[slots][valid]
         action = self.action[slots][valid]
         net = self.net[slots][valid]
         seat = self.seat[slots][valid].astype(np.int64)
-        hand = np.repeat(slots, n)
         scores = final_scores[hand, seat] * ~void[hand]
         self.length[slots] = 0
         return obs, action, net, transform_target(scores, target, score_scale)
@@ -77,7 +93,7 @@ class Pending:
         valid = np.arange(self.obs.shape[1])[None, :] < self.length[:, None]
         return {"length": torch.from_numpy(self.length.copy()), "obs": torch.from_numpy(self.obs[valid]),
                 "action": torch.from_numpy(self.action[valid]), "net": torch.from_numpy(self.net[valid]),
-                "seat": torch.from_numpy(self.seat[valid])}
+                "seat": torch.from_numpy(self.seat[valid]), "keep": torch.from_numpy(self.keep[valid])}
 
     def load_state_dict(self, d: dict[str, torch.Tensor]) -> None:
         self.length[:] = d["length"].numpy()
@@ -86,6 +102,8 @@ class Pending:
         self.action[valid] = d["action"].numpy()
         self.net[valid] = d["net"].numpy()
         self.seat[valid] = d["seat"].numpy()
+        if "keep" in d:
+            self.keep[valid] = d["keep"].numpy()
 
 
 # the VectorDouDizhu arrays that are derived (views, caches) and not saved
@@ -111,14 +129,27 @@ def load_env_state_dict(env: VectorDouDizhu, d: dict[str, Any]) -> None:
 
 
 class Stats:
-    """Mean raw score per position (landlord, farmer down, farmer up) of the finished hands."""
+    """Mean raw score per position (landlord, farmer down, farmer up) of the finished self-play hands,
+    and the learner's net score per hand (its seats summed) in the hands against fixed opponents."""
+
+    SIZE = 7
 
     def __init__(self):
         self.sums = np.zeros(3)
         self.hands = 0
         self.voids = 0
+        self.vs_sum = 0.0
+        self.vs_hands = 0
 
-    def add(self, final_scores: np.ndarray, landlord: np.ndarray, void: np.ndarray, ended: np.ndarray) -> None:
+    def add(self, final_scores: np.ndarray, landlord: np.ndarray, void: np.ndarray, ended: np.ndarray,
+            learner_seats: np.ndarray | None = None) -> None:
+        """``learner_seats`` (B, 3) bool: the learner's seats of each ended hand (None: all, self-play)."""
+        if learner_seats is not None:
+            mixed = ~learner_seats[ended].all(axis=1)
+            vs = ended[mixed]
+            self.vs_sum += float((final_scores[vs] * learner_seats[vs]).sum())
+            self.vs_hands += int(vs.size)
+            ended = ended[~mixed]
         ok = ended[~void[ended]]
         self.voids += int(void[ended].sum())
         if ok.size:
@@ -128,15 +159,16 @@ class Stats:
             self.hands += ok.size
 
     def as_array(self) -> np.ndarray:
-        return np.array([*self.sums, self.hands, self.voids], np.float64)
+        return np.array([*self.sums, self.hands, self.voids, self.vs_sum, self.vs_hands], np.float64)
 
     def clear(self) -> None:
         self.sums[:] = 0
         self.hands = self.voids = 0
+        self.vs_sum, self.vs_hands = 0.0, 0
 
 
 class Collector:
-    """An actor's tables: act with ``model`` (epsilon-greedy), collect finished samples."""
+    """An actor's tables: act with ``model`` (epsilon-greedy) and the fixed opponents, collect finished samples."""
 
     def __init__(self, cfg: TrainConfig, seed: int, device: str = "cpu"):
         self.cfg = cfg
@@ -149,6 +181,32 @@ class Collector:
         self._stage: list[tuple[np.ndarray, ...]] = []
         self._staged = 0
         self.decisions = 0
+        self.opponents = []
+        if cfg.opponents and cfg.opponent_share > 0:
+            from ..loader import load
+
+            self.opponents = [as_batch_agent(load(spec)) for spec in cfg.opponents]
+        # owner[b, s]: -1 the learner holds seat s of table b's hand, k >= 0 opponent k does
+        self.owner = np.full((cfg.num_envs, 3), -1, np.int64)
+        self._new_hands(np.arange(cfg.num_envs))
+
+    def _new_hands(self, slots: np.ndarray) -> None:
+        """Draw who holds the seats of the hands just dealt in ``slots``; opponents start their streams."""
+        if not self.opponents or slots.size == 0:
+            return
+        mixed = slots[self.rng.random(slots.size) < self.cfg.opponent_share]
+        self.owner[slots] = -1
+        if mixed.size == 0:
+            return
+        which = self.rng.integers(len(self.opponents), size=mixed.size)
+        seating = SEATINGS[self.rng.integers(len(SEATINGS), size=mixed.size)]
+        self.owner[mixed] = np.where(seating, which[:, None], -1)
+        seeds = self.rng.integers(2**63, size=(mixed.size, 3), dtype=np.uint64)
+        streams = mixed[:, None] * 3 + np.arange(3)
+        for k, agent in enumerate(self.opponents):
+            held = self.owner[mixed] == k
+            if held.any():
+                agent.begin_hands(streams[held], seeds[held])
 
     def step(self, model) -> None:
         """One decision in every table."""
@@ -157,14 +215,33 @@ class Collector:
         seat = env.current_player.copy()
         nets = net_ids(env.phase, seat, env.landlord)
         obs = self.obs.reshape(env.num_envs, OBS_CELLS)
-        with self.cfg.autocast():
-            actions = model.choose(obs, nets, starts, ids)
+        who = self.owner[np.arange(env.num_envs), seat]
+        learner = who < 0
+        if learner.all():
+            with self.cfg.autocast():
+                actions = model.choose(obs, nets, starts, ids)
+        else:
+            actions = np.zeros(env.num_envs, np.int64)
+            idx = np.flatnonzero(learner)
+            if idx.size:
+                st, lid = take_sets(starts, ids, idx)
+                with self.cfg.autocast():
+                    actions[idx] = model.choose(obs[idx], nets[idx], st, lid)
+            phase, roles = env.phase.astype(np.int64), env.roles()
+            for k, agent in enumerate(self.opponents):
+                idx = np.flatnonzero(who == k)
+                if idx.size:
+                    st, lid = take_sets(starts, ids, idx)
+                    d = Decisions(self.obs[idx], lid, st, phase[idx], roles[idx], seat[idx].astype(np.int64),
+                                  idx * 3 + seat[idx])
+                    actions[idx] = agent.act_batch(d)
         if self.cfg.epsilon > 0 or self.cfg.bid_epsilon > 0:
             eps = np.where(nets == BIDDING_NET, self.cfg.bid_epsilon, self.cfg.epsilon)
-            explore = self.rng.random(env.num_envs) < eps
+            explore = (self.rng.random(env.num_envs) < eps) & learner
             if explore.any():
                 actions = np.where(explore, env.random_actions(self.rng), actions)
-        self.pending.add(obs, actions, nets, seat)
+        keep = None if learner.all() or self.cfg.learn_from_opponents else learner
+        self.pending.add(obs, actions, nets, seat, keep)
         out, _, done, info = env.step(actions)
         self.decisions += env.num_envs
         self.obs = out["observation"]
@@ -174,7 +251,9 @@ class Collector:
                                         self.cfg.score_scale)
             self._stage.append(sample)
             self._staged += sample[0].shape[0]
-            self.stats.add(info["final_scores"], info["landlord"], info["void"], ended)
+            self.stats.add(info["final_scores"], info["landlord"], info["void"], ended,
+                           self.owner < 0 if self.opponents else None)
+            self._new_hands(ended)
 
     def pop_batch(self, size: int) -> tuple[np.ndarray, ...] | None:
         """``size`` finished samples (obs int8, action int32, net int8, target float32), oldest first."""
@@ -191,6 +270,7 @@ class Collector:
         parts = [np.concatenate(x) for x in zip(*self._stage)] if self._stage else []
         return {"env": env_state_dict(self.env), "pending": self.pending.state_dict(),
                 "rng": self.rng.bit_generator.state, "obs": torch.from_numpy(np.array(self.obs)),
+                "owner": torch.from_numpy(self.owner.copy()),
                 "stage": [torch.from_numpy(p) for p in parts], "decisions": int(self.decisions)}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
@@ -198,11 +278,13 @@ class Collector:
         self.pending.load_state_dict(d["pending"])
         self.rng.bit_generator.state = d["rng"]
         self.obs = d["obs"].numpy().copy()
+        if "owner" in d:
+            self.owner[...] = d["owner"].numpy()
         parts = [t.numpy().copy() for t in d["stage"]]
         self._stage = [tuple(parts)] if parts else []
         self._staged = parts[0].shape[0] if parts else 0
         self.decisions = int(d["decisions"])
 
 
-__all__ = ["Collector", "Pending", "Stats", "transform_target", "env_state_dict", "load_env_state_dict",
+__all__ = ["Collector", "Pending", "Stats", "SEATINGS", "transform_target", "env_state_dict", "load_env_state_dict",
            "MAX_DECISIONS"]

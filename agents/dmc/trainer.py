@@ -22,6 +22,7 @@ import logging
 import math
 import os
 import queue
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,14 @@ import torch
 from torch import multiprocessing as mp
 
 from .config import NET_NAMES, POSITIONS, TrainConfig, config_from_dict, save_config
-from .experience import Collector
+from .evaluator import TrainingEvaluator, read_rows
+from .experience import Collector, Stats
 from .model import NUM_NETS, OBS_CELLS, DMCModel
 
 log = logging.getLogger("dmc")
 FORMAT_VERSION = 1
 CSV_FIELDS = (["time_s", "frames", "updates", "fps"] + [f"loss_{n}" for n in NET_NAMES]
-              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate"])
+              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate", "score_vs_opponents"])
 
 
 # ---------------------------------------------------------------------------------------------- learner
@@ -132,7 +134,7 @@ def _make_buffers(cfg: TrainConfig) -> dict[str, torch.Tensor]:
         "action": torch.zeros((n, b), dtype=torch.int32).share_memory_(),
         "net": torch.zeros((n, b), dtype=torch.int8).share_memory_(),
         "target": torch.zeros((n, b), dtype=torch.float32).share_memory_(),
-        "stats": torch.zeros((n, 5), dtype=torch.float64).share_memory_(),
+        "stats": torch.zeros((n, Stats.SIZE), dtype=torch.float64).share_memory_(),
     }
 
 
@@ -185,22 +187,29 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
 
 # ---------------------------------------------------------------------------------------------- logging
 class RunLog:
-    """CSV rows of frames, fps, mean loss per network and mean score per position."""
+    """CSV rows of frames, fps, mean loss per network and mean score per position.
 
-    def __init__(self, path: Path, append: bool):
+    ``resume_frames``: continue the CSV of a resumed run, dropping the rows written after its
+    checkpoint (a run killed between checkpoints logged frames it then trains again)."""
+
+    def __init__(self, path: Path, resume_frames: int | None = None):
         self.path = path
-        exists = append and path.exists()
-        self.file = open(path, "a" if exists else "w", newline="")
-        self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS)
-        if not exists:
-            self.writer.writeheader()
-        self.reset_window(0)
+        kept = []
+        if resume_frames is not None and path.exists():
+            with open(path, newline="") as f:
+                kept = [r for r in csv.DictReader(f) if int(r["frames"]) <= resume_frames]
+        self.file = open(path, "w", newline="")
+        self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        self.writer.writeheader()
+        self.writer.writerows(kept)
+        self.file.flush()
+        self.reset_window(resume_frames or 0)
 
     def reset_window(self, frames: int) -> None:
         self.t0 = time.perf_counter()
         self.f0 = frames
         self.losses = [[] for _ in range(NUM_NETS)]
-        self.stats = np.zeros(5)
+        self.stats = np.zeros(Stats.SIZE)
 
     def add(self, losses: list[float], stats: np.ndarray | None) -> None:
         for n, l in enumerate(losses):
@@ -224,6 +233,7 @@ class RunLog:
         row["hands"] = int(hands)
         total = hands + self.stats[4]
         row["void_rate"] = round(self.stats[4] / total, 4) if total else ""
+        row["score_vs_opponents"] = round(self.stats[5] / self.stats[6], 4) if self.stats[6] else ""
         self.writer.writerow(row)
         self.file.flush()
         self.reset_window(frames)
@@ -245,7 +255,9 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
         return False
     with open(csv_path) as f:
         rows = list(csv.DictReader(f))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    evals = read_rows(csv_path.parent / "eval.csv")
+    fig, axes = plt.subplots(1, 3 if evals else 2, figsize=(16.5 if evals else 11, 4))
+    ax1, ax2 = axes[0], axes[1]
 
     def series(key):
         pts = [(float(r["frames"]), float(r[key])) for r in rows if r.get(key) not in ("", None)]
@@ -263,6 +275,18 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     ax2.set_ylabel("MSE loss")
     ax2.set_yscale("log")
     ax2.legend()
+    if evals:  # score per hand against each evaluation opponent, with the 95% interval
+        ax3 = axes[2]
+        for key in sorted({(r["opponent"], r["mode"]) for r in evals}):
+            pts = [r for r in evals if (r["opponent"], r["mode"]) == key and r["score"] != ""]
+            x = [float(r["frames"]) for r in pts]
+            ax3.plot(x, [float(r["score"]) for r in pts], marker=".", label=f"vs {key[0]} ({key[1]})")
+            if all(r["ci_lo"] != "" for r in pts):
+                ax3.fill_between(x, [float(r["ci_lo"]) for r in pts], [float(r["ci_hi"]) for r in pts], alpha=0.2)
+        ax3.axhline(0, color="grey", lw=0.5)
+        ax3.set_xlabel("frames")
+        ax3.set_ylabel("score per hand (evaluation, 95% CI)")
+        ax3.legend(fontsize=8)
     fig.suptitle(png_path.parent.name)
     fig.tight_layout()
     fig.savefig(png_path, dpi=100)
@@ -300,9 +324,11 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             collector.load_state_dict(resume["collector"])
         log.info("resumed at %d frames, %d updates", frames, updates)
     ckpt_path = run_dir / "checkpoint.pt"
-    runlog = RunLog(run_dir / "log.csv", append=resume is not None)
+    runlog = RunLog(run_dir / "log.csv", resume_frames=frames if resume is not None else None)
+    evaluator = TrainingEvaluator(cfg, run_dir, frames if resume is not None else None) if cfg.eval_every else None
     t_start = time.perf_counter()
     next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
     bar = None
     if progress:
         from tqdm import tqdm
@@ -324,15 +350,21 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             save_checkpoint(ck, run_dir / f"checkpoint_{frames:012d}.pt")
 
     def after_update(losses: list[float], stats: np.ndarray | None) -> None:
-        nonlocal next_ckpt
+        nonlocal next_ckpt, next_eval
         runlog.add(losses, stats)
+        if evaluator is not None:
+            evaluator.poll()
+            if frames >= next_eval:
+                evaluator.submit(model, frames, elapsed())
+                next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every
         if bar is not None:
             bar.update(cfg.batch_size)
         if runlog.due(cfg.log_every):
             row = runlog.write(elapsed(), frames, updates)
-            log.info("frames %d  fps %.0f  loss %s  return L/D/U %s/%s/%s", frames, row["fps"],
+            log.info("frames %d  fps %.0f  loss %s  return L/D/U %s/%s/%s%s", frames, row["fps"],
                      "/".join(str(row[f"loss_{n}"]) for n in NET_NAMES),
-                     *(row[f"return_{p}"] for p in POSITIONS))
+                     *(row[f"return_{p}"] for p in POSITIONS),
+                     f"  vs opponents {row['score_vs_opponents']}" if row["score_vs_opponents"] != "" else "")
         if frames >= next_ckpt:
             save()
             next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
@@ -397,9 +429,16 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                     p.terminate()
         if bar is not None:
             bar.close()
+        if evaluator is not None and sys.exc_info()[0] is not None:
+            evaluator.close(wait=False)  # training failed: drop the evaluations in flight
     runlog.write(elapsed(), frames, updates)
     runlog.close()
     save()
+    if evaluator is not None:
+        if evaluator.last_frames != frames:
+            evaluator.submit(model, frames, elapsed())  # the final weights are evaluated too
+        log.info("waiting for %d evaluation(s) to finish", len(evaluator.pending))
+        evaluator.close(wait=True)
     plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
     log.info("done: %d frames in %.0f s; checkpoint %s", frames, elapsed(), ckpt_path)
     return ckpt_path
