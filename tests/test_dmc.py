@@ -336,3 +336,46 @@ def test_opponent_share_needs_opponents():
         config_from_dict({}, ["opponent_share=0.5"])
     with pytest.raises(ValueError, match="'opponents'"):
         config_from_dict({}, ["opponents=[1, 2]"])
+
+
+def _children(pid: int) -> set[int]:
+    import subprocess
+
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return {int(x) for x in out.split()}
+
+
+def test_killing_the_learner_leaves_no_actor_or_evaluation_process(tmp_path):
+    """SIGKILL the learner (as the OOM killer would): its actor and evaluation processes exit on their own."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), "--run-dir", str(tmp_path / "run"),
+           "--no-progress", "--set", "num_actors=1", "--set", "num_buffers=4", "--set", "total_frames=100000000",
+           "--set", "eval_every=2048", "--set", "eval_deals=2", "--set", "num_envs=16", "--set", "batch_size=256"]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        kids: set[int] = set()
+        while time.time() < deadline:  # wait for the actor and the evaluation worker
+            kids = _children(p.pid)
+            if len(kids) >= 3 and (tmp_path / "run" / "eval.csv").exists():
+                break
+            time.sleep(0.5)
+        assert kids, "the learner started no child process"
+        grandkids = set().union(*(_children(k) for k in kids))
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        deadline = time.time() + 30
+        alive = kids | grandkids
+        while alive and time.time() < deadline:
+            alive = {k for k in alive if os.path.exists(f"/proc/{k}") and "zombie" not in
+                     open(f"/proc/{k}/status").read().lower()}
+            time.sleep(0.5)
+        assert not alive, f"orphans left running: {sorted(alive)}"
+    finally:
+        if p.poll() is None:
+            p.kill()

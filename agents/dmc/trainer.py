@@ -84,10 +84,16 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
 
 # ---------------------------------------------------------------------------------------------- actors
 def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version, buffers: dict[str, torch.Tensor],
-               free_q, full_q, stop, seed_offset: int = 0) -> None:
+               free_q, full_q, stop, seed_offset: int = 0, learner_pid: int | None = None) -> None:
     """An actor process: act on ``num_envs`` tables, send batches through the shared buffers.
 
-    ``seed_offset`` (the frames done so far) gives a resumed run fresh deals."""
+    ``seed_offset`` (the frames done so far) gives a resumed run fresh deals. The actor exits
+    when its learner ``learner_pid`` is gone (killed, out of memory): it is then reparented,
+    and ``os.getppid()`` changes."""
+
+    def orphaned() -> bool:
+        return learner_pid is not None and os.getppid() != learner_pid
+
     full_q.cancel_join_thread()  # exit at once when stopped, even with batches the learner will not read
     cfg = config_from_dict(cfg_dict)
     torch.set_num_threads(cfg.torch_threads)
@@ -98,7 +104,7 @@ def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version,
     collector = Collector(cfg, seed=cfg.seed * 1000 + rank + 1 + 7919 * seed_offset)
     sent = 0
     try:
-        while not stop.is_set():
+        while not stop.is_set() and not orphaned():
             if sent % cfg.sync_every == 0 and version.value != seen:
                 with lock:
                     seen = version.value
@@ -113,7 +119,7 @@ def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version,
                         idx = free_q.get(timeout=0.5)
                         break
                     except queue.Empty:
-                        if stop.is_set():
+                        if stop.is_set() or orphaned():
                             return
                 if idx is None:
                     return
@@ -397,7 +403,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                 free_q.put(i)
             for rank in range(cfg.num_actors):
                 p = ctx.Process(target=actor_loop, args=(rank, cfg.to_dict(), shared, lock, version, buffers,
-                                                         free_q, full_q, stop, frames), daemon=True)
+                                                         free_q, full_q, stop, frames, os.getpid()), daemon=True)
                 p.start()
                 procs.append(p)
             shared_params = list(shared.state_dict().values())
