@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from agents.arena import AgentError  # noqa: E402
 from agents.evaluation import MODES, evaluate  # noqa: E402
 
 
@@ -100,11 +101,29 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--workers must be at least 1, got {a.workers}")
     if a.seed < 0:
         p.error(f"--seed must be non-negative, got {a.seed}")
+    if a.out:  # check where the results go before the evaluation, not after it
+        out_dir = os.path.dirname(os.path.abspath(a.out))
+        if os.path.isdir(a.out):
+            p.error(f"--out {a.out!r} is a directory; give a file path")
+        if not os.path.isdir(out_dir):
+            p.error(f"--out {a.out!r}: folder {out_dir!r} does not exist")
+        if not os.access(out_dir, os.W_OK):
+            p.error(f"--out {a.out!r}: folder {out_dir!r} is not writable")
     t0 = time.perf_counter()
     try:
         res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
                        doubling=not a.no_doubling, progress=not a.no_progress and sys.stderr.isatty())
-    except (ValueError, FileNotFoundError) as e:
+    except AgentError as e:
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        partial = getattr(e, "partial", None)
+        if partial is not None:
+            print(f"before the error, {partial['deals']} deals were played in every seating:", file=sys.stderr)
+            print(format_table(partial), file=sys.stderr)
+        if a.out:
+            _write_json(a.out, {"error": str(e), "completed_hands": int(len(e.records)), "partial": partial})
+            print(f"wrote {a.out} (the error and the partial results)", file=sys.stderr)
+        return 1
+    except (ValueError, FileNotFoundError, TypeError) as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     dt = time.perf_counter() - t0
@@ -112,10 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(res))
     print(f"{res['hands']} hands in {dt:.1f} s ({res['hands'] / dt:,.0f} hands/s, {a.workers} worker(s))")
     if a.out:
-        with open(a.out, "w") as f:
-            json.dump(res, f, indent=1)
+        _write_json(a.out, res)
         print(f"wrote {a.out}")
     return 0
+
+
+def _write_json(path: str, data: dict) -> None:
+    """Write ``data`` to ``path`` through a temporary file (a failed write leaves no half file)."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.dmc.config import config_from_dict, load_config
+from agents.dmc.config import load_config, resume_config
 from agents.dmc.trainer import load_checkpoint, train
 
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.config:
                 ap.error("--resume continues with the run's own config: use --set to change keys")
             ck = load_checkpoint(args.resume)
-            cfg = config_from_dict(ck["config"], args.overrides)
+            cfg = resume_config(ck["config"], args.overrides, has_tables=ck.get("collector") is not None)
             p = Path(args.resume)
             run_dir = Path(args.run_dir) if args.run_dir else (p if p.is_dir() else p.parent)
         else:

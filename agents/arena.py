@@ -54,6 +54,9 @@ class AgentError(RuntimeError):
         super().__init__(message)
         self.records = np.zeros((0, len(FIELDS)), np.int64) if records is None else records
 
+    def __reduce__(self):  # keep the records across processes (evaluation workers)
+        return (type(self), (str(self), self.records))
+
 
 @dataclass(frozen=True)
 class Deal:

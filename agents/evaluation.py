@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .arena import DEFAULT_TABLES, FIELDS, Job, make_deal, play_hands
+from .arena import COL, DEFAULT_TABLES, FIELDS, AgentError, Job, make_deal, play_hands
 from .base import as_batch_agent
 from .loader import load
 from .stats import summarize, summarize_fixed
@@ -102,18 +102,32 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
     tasks = [(run, a, b, seed, mode, doubling, s, e, tables) for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
     parts = []
-    if workers == 1:
-        for t in tasks:
-            parts.append(_play_chunk(t, on_progress))
-    else:
-        import multiprocessing as mp
+    try:
+        if workers == 1:
+            for t in tasks:
+                parts.append(_play_chunk(t, on_progress))
+        else:
+            import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
-            for t, part in zip(tasks, pool.imap(_play_chunk, tasks)):  # imap keeps the task order
-                parts.append(part)
-                if on_progress:
-                    on_progress((t[7] - t[6]) * per_deal)
+            with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
+                for t, part in zip(tasks, pool.imap(_play_chunk, tasks)):  # imap keeps the task order
+                    parts.append(part)
+                    if on_progress:
+                        on_progress((t[7] - t[6]) * per_deal)
+    except AgentError as e:  # the hands finished before the error: the earlier chunks' and the failing one's
+        e.records = np.concatenate(parts + [e.records]).reshape(-1, len(FIELDS))
+        raise
     return np.concatenate(parts).reshape(-1, len(FIELDS))
+
+
+def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
+    """The records of the deals played in every seating, in (deal, seating) order."""
+    if len(records) == 0:
+        return records
+    order = np.lexsort((records[:, COL["seating"]], records[:, COL["deal"]]))
+    records = records[order]
+    deals, counts = np.unique(records[:, COL["deal"]], return_counts=True)
+    return records[np.isin(records[:, COL["deal"]], deals[counts == per_deal])]
 
 
 def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
@@ -148,18 +162,22 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
 
         per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
         bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
+    config = {"a": _label(a), "b": _label(b), "deals": deals, "seed": seed, "mode": mode, "workers": workers,
+              "doubling": bool(doubling and mode == "duplicate"), "bidding": mode == "duplicate"}
+
+    def summary(records: np.ndarray) -> dict:
+        return summarize_fixed(records) if mode == "fixed-landlord" else summarize(records, DUPLICATE_SEATINGS)
+
     try:
         records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables)
+    except AgentError as e:  # keep what was played: the figures of the deals finished in every seating
+        done = complete_deals(e.records, 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS))
+        e.partial = {"config": config, **summary(done)} if len(done) else None
+        raise
     finally:
         if bar is not None:
             bar.close()
-    summary = summarize_fixed(records) if mode == "fixed-landlord" else summarize(records, DUPLICATE_SEATINGS)
-    return {
-        "config": {"a": _label(a), "b": _label(b), "deals": deals, "seed": seed, "mode": mode,
-                   "workers": workers, "doubling": bool(doubling and mode == "duplicate"),
-                   "bidding": mode == "duplicate"},
-        **summary,
-    }
+    return {"config": config, **summary(records)}
 
 
-__all__ = ["evaluate", "run_records", "jobs_for", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]

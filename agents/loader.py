@@ -101,7 +101,10 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     if name not in _REGISTRY:
         raise ValueError(f"checkpoint {path!r} is for agent {name!r}, which is not registered "
                          f"(registered: {', '.join(registered())}); import the module that registers it")
-    return _REGISTRY[name](checkpoint)
+    try:
+        return _REGISTRY[name](checkpoint)
+    except (TypeError, KeyError, AttributeError) as e:  # a foreign or damaged dict: say which file and kind
+        raise ValueError(f"checkpoint {path!r} (agent {name!r}) cannot be loaded: {type(e).__name__}: {e}") from None
 
 
 def _looks_like_name(text: str) -> bool:

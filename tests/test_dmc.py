@@ -379,3 +379,82 @@ def test_killing_the_learner_leaves_no_actor_or_evaluation_process(tmp_path):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+# ---------------------------------------------------------------------------------------------- bad input (issue 12)
+@pytest.mark.parametrize("override, key", [
+    ("max_grad_norm=-1", "max_grad_norm"), ("max_grad_norm=0", "max_grad_norm"), ("optim_eps=-1", "optim_eps"),
+    ("rmsprop_alpha=1.5", "rmsprop_alpha"), ("lr=.inf", "lr"), ("lr=.nan", "lr"), ("score_scale=.inf", "score_scale"),
+    ("epsilon=.nan", "epsilon"), ("seed=-1", "seed"), (f"seed={2**32}", "seed"), ("eval_seed=-3", "eval_seed"),
+])
+def test_config_rejects_out_of_range_and_non_finite_values_by_name(override, key):
+    with pytest.raises(ValueError, match=f"'{key}'"):
+        config_from_dict({}, [override])
+
+
+def test_train_cli_refuses_bad_values_before_creating_the_run_folder(tmp_path, capsys):
+    import train as cli
+
+    run = tmp_path / "run"
+    for bad in (["--set", "seed=-1"], ["--set", "lr=.nan"], ["--set", "optim_eps=-1"]):
+        assert cli.main(["--config", str(SMOKE), "--run-dir", str(run), *bad]) == 2
+        assert "error: config key" in capsys.readouterr().err and not run.exists()
+
+
+def test_train_cli_bad_config_files_are_errors_not_tracebacks(tmp_path, capsys):
+    import train as cli
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nlr: [1, 2\n")
+    for path, msg in ((broken, "not valid YAML"), (tmp_path, "is a directory"), (tmp_path / "no.yaml", "not found")):
+        assert cli.main(["--config", str(path), "--run-dir", str(tmp_path / "run")]) == 2
+        assert msg in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_resume_refuses_keys_the_saved_state_cannot_take_and_leaves_the_run_alone(tmp_path, capsys):
+    import train as cli
+
+    run = tmp_path / "run"
+    train(tiny(), run, progress=False)
+    before = (run / "config.yaml").read_text()
+    for override, key in (("state_layers=[64]", "state_layers"), ("num_envs=8", "num_envs"),
+                          ("optimizer=rmsprop", "optimizer"), ("action_features=hand_after", "action_features")):
+        assert cli.main(["--resume", str(run), "--set", override, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"config key '{key}' cannot change on --resume" in err, err
+        assert (run / "config.yaml").read_text() == before
+
+
+def test_log_csv_never_goes_backwards_after_a_resume(tmp_path):
+    """A run killed between checkpoints logged rows past its checkpoint: the resume drops them."""
+    run = tmp_path / "run"
+    train(tiny(total_frames=1024, checkpoint_every=512), run, progress=False)
+    ck = load_checkpoint(run)
+    with open(run / "log.csv", "a") as f:  # rows of frames trained after the checkpoint, then lost
+        f.write(f"99.0,{ck['frames'] + 5000},99,1.0,,,,,,,,0,,\n")
+    train(tiny(total_frames=2048, checkpoint_every=512), run, resume=ck, progress=False)
+    frames = [int(r["frames"]) for r in csv.DictReader(open(run / "log.csv"))]
+    assert frames == sorted(frames) and frames[-1] >= 2048
+
+
+def test_diverged_weights_are_a_clear_error(tmp_path):
+    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+
+    cfg = tiny()
+    model = make_model(cfg)
+    with torch.no_grad():
+        model.nets[0].head_state.weight.fill_(float("nan"))
+    path = tmp_path / "nan.pt"
+    save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), path)
+    with pytest.raises(ValueError, match="non-finite weights"):
+        DMCAgent.from_checkpoint(path)
+    env = ddz_env.VectorDouDizhu(4, seed=0, bidding=False)
+    _, ids, starts = env.legal_sets()
+    with pytest.raises(ValueError, match="non-finite Q-values from network 0"):
+        DMCAgent(model).model.choose(env.observe().reshape(4, -1), np.zeros(4, np.int64), starts, ids)
+
+
+def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="training diverged: non-finite loss"):
+        train(tiny(lr=1e30, score_scale=1e-30, target="scale"), tmp_path / "run", progress=False)

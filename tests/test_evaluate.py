@@ -310,3 +310,54 @@ def test_cli_errors(capsys, tmp_path):
     assert "unknown agent 'nobody'" in capsys.readouterr().err
     assert cli.main(["--a", str(tmp_path / "missing.pt"), "--b", "random", "--deals", "2"]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_cli_checks_the_out_path_before_evaluating(tmp_path, capsys, monkeypatch):
+    called = []
+    monkeypatch.setattr(cli, "evaluate", lambda *a, **k: called.append(1))
+    for out, msg in ((tmp_path / "nope" / "r.json", "does not exist"), (tmp_path, "is a directory")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--out", str(out)])
+        assert e.value.code == 2 and msg in capsys.readouterr().err
+    assert not called
+
+
+def test_cli_foreign_checkpoint_dict_is_a_clear_error(tmp_path, capsys):
+    import torch
+
+    path = tmp_path / "foreign.pt"
+    torch.save({"agent": "rule", "config": {"foo": 1}}, path)
+    assert cli.main(["--a", str(path), "--b", "random", "--deals", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be loaded" in err and "foreign.pt" in err and "Traceback" not in err
+
+
+class FailsLate(RuleAgent):
+    """The rule agent until its 30th call, then an illegal id."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def act_batch(self, decisions):
+        self.calls += 1
+        out = super().act_batch(decisions)
+        if self.calls >= 30:
+            out[0] = -7
+        return out
+
+    def __repr__(self):
+        return "FailsLate()"
+
+
+def test_cli_agent_error_keeps_the_partial_results(tmp_path, capsys, monkeypatch):
+    import agents.loader as loader
+
+    monkeypatch.setitem(loader._REGISTRY, "fails-late", lambda ck: FailsLate())
+    out = tmp_path / "r.json"
+    assert cli.main(["--a", "rule", "--b", "fails-late", "--deals", "40", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "illegal action -7" in err and "were played in every seating" in err
+    res = json.loads(out.read_text())
+    assert res["error"].startswith("agent B (FailsLate())") and res["completed_hands"] > 0
+    assert res["partial"]["hands"] % 6 == 0 and 0 < res["partial"]["deals"] < 40

@@ -43,13 +43,17 @@ class DMCAgent(BatchAgent):
         else:
             ck = load_checkpoint(path)
             name = f"dmc:{os.path.basename(os.fspath(path))}"
-        kw = ck["model_kwargs"]
         try:
+            kw = ck["model_kwargs"]
+            bad = [k for k, v in ck["model"].items() if torch.is_tensor(v) and v.is_floating_point()
+                   and not bool(torch.isfinite(v).all())]
             model = DMCModel(list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)),
                              bool(kw.get("hand_after", False)))
             model.load_state_dict(ck["model"])
-        except (KeyError, TypeError, RuntimeError) as e:
-            raise ValueError(f"DMC checkpoint with unusable weights: {e}") from None
+        except (KeyError, TypeError, RuntimeError, AttributeError) as e:
+            raise ValueError(f"DMC checkpoint with unusable weights: {type(e).__name__}: {e}") from None
+        if bad:
+            raise ValueError(f"DMC checkpoint with non-finite weights (NaN or inf) in {bad[0]}: the run diverged")
         agent = cls(model, device=device, name=name)
         agent.frames = int(ck.get("frames", 0))
         return agent

@@ -6,6 +6,7 @@ an out-of-range value raises ``ValueError`` naming the key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,8 +72,14 @@ class TrainConfig:
         def bad(key: str, why: str) -> ValueError:
             return ValueError(f"config key {key!r}: {why} (got {getattr(self, key)!r})")
 
+        for key in _FLOAT_KEYS:  # inf and nan pass every comparison below: refuse them first
+            if not math.isfinite(getattr(self, key)):
+                raise bad(key, "must be a finite number")
         if not self.name or any(c in self.name for c in "/\\ "):
             raise bad("name", "a non-empty name without slashes or spaces")
+        for key in ("seed", "eval_seed"):
+            if not 0 <= getattr(self, key) < 2**32:
+                raise bad(key, "must be in [0, 2**32)")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise bad("device", "'cpu' or 'cuda[:n]'")
         for key in ("num_envs", "batch_size", "total_frames", "num_buffers", "sync_every", "torch_threads",
@@ -88,12 +95,13 @@ class TrainConfig:
                 raise bad(key, "must be in [0, 1]")
         if self.optimizer not in ("adam", "rmsprop"):
             raise bad("optimizer", "'adam' or 'rmsprop'")
-        if self.lr <= 0:
-            raise bad("lr", "must be > 0")
+        for key in ("lr", "max_grad_norm", "optim_eps", "score_scale"):
+            if getattr(self, key) <= 0:
+                raise bad(key, "must be > 0")
+        if not 0.0 <= self.rmsprop_alpha < 1.0:
+            raise bad("rmsprop_alpha", "must be in [0, 1)")
         if self.target not in ("scale", "sign", "none"):
             raise bad("target", "'scale', 'sign' or 'none'")
-        if self.score_scale <= 0:
-            raise bad("score_scale", "must be > 0")
         if any(int(x) < 1 for x in self.state_layers):
             raise bad("state_layers", "a list of positive layer widths (may be empty)")
         if not self.head_layers or any(int(x) < 1 for x in self.head_layers):
@@ -108,8 +116,6 @@ class TrainConfig:
             raise bad("eval_every", "must be >= 0 (0: no evaluation)")
         if self.eval_deals < 1:
             raise bad("eval_deals", "must be at least 1")
-        if self.eval_seed < 0:
-            raise bad("eval_seed", "must be >= 0")
         if self.eval_every and not self.eval_opponents:
             raise bad("eval_opponents", "at least one opponent when eval_every > 0")
         if self.max_seconds < 0:
@@ -140,6 +146,9 @@ class TrainConfig:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 _HINTS = typing.get_type_hints(TrainConfig)
+_FLOAT_KEYS = tuple(k for k, t in _HINTS.items() if t is float)
+#: keys a resumed run cannot change: the saved weights, optimizer state or tables would not fit them
+RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "optimizer")
 
 
 def _coerce(key: str, value: Any, from_text: bool) -> Any:
@@ -217,18 +226,48 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
 
 
 def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
-    """The config of a YAML file (None: the defaults) with ``overrides`` applied."""
+    """The config of a YAML file (None: the defaults) with ``overrides`` applied.
+
+    ``FileNotFoundError`` for a missing file, ``ValueError`` for a directory, a YAML syntax
+    error, or a bad key or value (naming it)."""
     data: dict[str, Any] = {}
     if path is not None:
-        text = Path(path).read_text()
-        data = yaml.safe_load(text) or {}
+        p = Path(path)
+        if p.is_dir():
+            raise ValueError(f"config {str(p)!r} is a directory, not a YAML file")
+        if not p.is_file():
+            raise FileNotFoundError(f"config file {str(p)!r} not found")
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ValueError(f"config {str(p)!r} is not valid YAML: {str(e).splitlines()[0]} "
+                             f"({getattr(e, 'problem_mark', '')})".replace(" ()", "")) from None
+        except UnicodeDecodeError:
+            raise ValueError(f"config {str(p)!r} is not a text file") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a config file is a mapping of keys to values")
     return config_from_dict(data, overrides)
+
+
+def resume_config(saved: dict[str, Any], overrides: list[str] | dict[str, Any] | None,
+                  has_tables: bool = False) -> TrainConfig:
+    """The config of a resumed run: the saved one with ``overrides``, refusing by name the keys
+    (``RESUME_FIXED``) the saved weights and optimizer state cannot take, and ``num_envs`` when
+    the checkpoint holds the tables of an inline run (``has_tables``)."""
+    base = config_from_dict(saved)
+    cfg = config_from_dict(saved, overrides)
+    fixed = RESUME_FIXED + (("num_envs", "num_actors") if has_tables else ())
+    changed = [k for k in fixed if getattr(cfg, k) != getattr(base, k)]
+    if changed:
+        k = changed[0]
+        raise ValueError(f"config key {k!r} cannot change on --resume (the run has {getattr(base, k)!r}, "
+                         f"asked {getattr(cfg, k)!r}): start a new run instead")
+    return cfg
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
 
-__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "config_from_dict", "load_config", "save_config"]
+__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "config_from_dict", "load_config",
+           "resume_config", "save_config"]

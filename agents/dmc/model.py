@@ -152,6 +152,7 @@ class DMCModel(nn.Module):
 
         ``obs`` (B, 1740) planes, ``nets`` (B,) net ids. Each state is encoded once; candidates
         are scored in one batch per network; forced decisions (one legal action) are not scored.
+        ``ValueError`` if a network gives a non-finite Q-value (diverged weights).
         """
         device = self.action_table.device
         B = nets.shape[0]
@@ -173,6 +174,9 @@ class DMCModel(nn.Module):
             hand = hand_counts(x).index_select(0, rows_t) if self.hand_after else None
             feats = self.action_feats(torch.from_numpy(cand).to(device), hand)
             q = net.score(net.encode_state(x), rows_t, feats).float()
+            if not bool(torch.isfinite(q).all()):
+                raise ValueError(f"non-finite Q-values from network {n} ({NET_NAMES[n]}): the weights have "
+                                 f"diverged (NaN or inf)")
             best = torch.full((idx.size,), -torch.inf, device=device).scatter_reduce(0, rows_t, q, "amax")
             is_best = q >= best.index_select(0, rows_t)
             j = torch.arange(total, device=device)

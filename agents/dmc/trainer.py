@@ -73,6 +73,9 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
         loss = torch.mean((q - target_t.index_select(0, sel_t)) ** 2)
         parts.append((n, loss))
         total = loss if total is None else total + loss
+    if not bool(torch.isfinite(total.detach())):
+        raise ValueError(f"training diverged: non-finite loss ({', '.join(f'{NET_NAMES[n]} {float(l.detach()):g}' for n, l in parts)}); "
+                         f"the last checkpoint holds the last good weights (try a lower lr)")
     optimizer.zero_grad(set_to_none=True)
     total.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
@@ -310,8 +313,6 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"config key 'device': {cfg.device!r} but torch sees no CUDA device (use device=cpu)")
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(cfg, run_dir / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
     device = torch.device(cfg.device)
     torch.manual_seed(cfg.seed)
@@ -322,13 +323,20 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     elapsed0 = 0.0
     collector = Collector(cfg, seed=cfg.seed * 1000) if cfg.num_actors == 0 else None
     if resume is not None:
-        model.load_state_dict(resume["model"])
-        optimizer.load_state_dict(resume["optimizer"])
-        frames, updates, elapsed0 = int(resume["frames"]), int(resume["updates"]), float(resume["elapsed"])
-        torch.set_rng_state(resume["torch_rng"])
-        if collector is not None and resume.get("collector") is not None:
-            collector.load_state_dict(resume["collector"])
+        try:
+            model.load_state_dict(resume["model"])
+            optimizer.load_state_dict(resume["optimizer"])
+            frames, updates, elapsed0 = int(resume["frames"]), int(resume["updates"]), float(resume["elapsed"])
+            torch.set_rng_state(resume["torch_rng"])
+            if collector is not None and resume.get("collector") is not None:
+                collector.load_state_dict(resume["collector"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            raise ValueError(f"cannot resume from this checkpoint with this config: {type(e).__name__}: "
+                             f"{str(e).splitlines()[0] if str(e) else ''}") from None
         log.info("resumed at %d frames, %d updates", frames, updates)
+    # the run folder and its config only once the state is in place (a refused resume changes nothing)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir / "config.yaml")
     ckpt_path = run_dir / "checkpoint.pt"
     runlog = RunLog(run_dir / "log.csv", resume_frames=frames if resume is not None else None)
     evaluator = TrainingEvaluator(cfg, run_dir, frames if resume is not None else None) if cfg.eval_every else None
