@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     dt = time.perf_counter() - t0
     res["elapsed_s"] = round(dt, 3)
+    res["command"] = "python evaluate.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(format_table(res))
     print(f"{res['hands']} hands in {dt:.1f} s ({res['hands'] / dt:,.0f} hands/s, {a.workers} worker(s))")
     if a.out:

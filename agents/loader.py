@@ -69,8 +69,24 @@ def _config(checkpoint: dict) -> dict:
     return cfg
 
 
+#: the DMC checkpoint shipped with the package (``agents.load("pretrained")``); its provenance
+#: (config, frames, machine, commit, evaluation results and commands) is the ``.json`` beside it
+PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "dmc.pt")
+
+
+def _pretrained(checkpoint: dict) -> Agent:
+    if not os.path.isfile(PRETRAINED):
+        raise FileNotFoundError(f"the pretrained checkpoint is not installed (expected {PRETRAINED})")
+    from .dmc.agent import DMCAgent  # needs torch
+
+    agent = DMCAgent.from_checkpoint(PRETRAINED)
+    agent.name = "pretrained"
+    return agent
+
+
 register("random", lambda ck: RandomAgent(**_config(ck)))
 register("rule", lambda ck: RuleAgent(**_config(ck)))
+register("pretrained", _pretrained)
 register_lazy("dmc", "agents.dmc.agent:DMCAgent.from_checkpoint")  # the trained DMC agent (needs torch)
 
 

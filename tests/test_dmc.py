@@ -458,3 +458,23 @@ def test_diverged_weights_are_a_clear_error(tmp_path):
 def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="training diverged: non-finite loss"):
         train(tiny(lr=1e30, score_scale=1e-30, target="scale"), tmp_path / "run", progress=False)
+
+
+def test_export_keeps_what_playing_needs_and_writes_provenance(tmp_path):
+    import json
+
+    from agents.dmc.export import export
+
+    run = tmp_path / "run"
+    train(tiny(), run, progress=False)
+    res = tmp_path / "r.json"
+    res.write_text(json.dumps({"config": {"a": "x"}, "command": "python evaluate.py --a x", "A": {"mean_score": 1.0},
+                               "deals": 2, "hands": 12}))
+    prov = export(run, tmp_path / "out" / "dmc.pt", [str(res)], note="test")
+    ck = torch.load(tmp_path / "out" / "dmc.pt", weights_only=True)
+    assert "optimizer" not in ck and "collector" not in ck and ck["frames"] == prov["frames"] >= 1024
+    saved = json.loads((tmp_path / "out" / "dmc.json").read_text())
+    assert saved["evaluations"][0]["command"] == "python evaluate.py --a x" and saved["config"]["name"] == "smoke"
+    assert saved["machine"] and "train_wall_seconds" in saved
+    agent = DMCAgent.from_checkpoint(tmp_path / "out" / "dmc.pt")
+    assert play_steered_hands(agent, hands=1) >= {int(Phase.PLAY)}

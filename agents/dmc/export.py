@@ -1,0 +1,89 @@
+"""Export a training checkpoint as a playing checkpoint: weights only, plus a provenance file.
+
+    python -m agents.dmc.export RUN_OR_CHECKPOINT OUT.pt [--eval results.json ...] [--note TEXT]
+
+Keeps what playing needs (``agent``, ``format_version``, ``config``, ``model_kwargs``,
+``net_names``, ``model``, ``frames``, ``updates``, ``elapsed``) and drops the optimizer,
+the tables and the generators, so the file is about a third of a training checkpoint.
+Writes ``OUT.json`` beside it: the run's config, frames, training wall time, the machine,
+the git commit of the code, and the evaluation results given with ``--eval`` (JSON files
+written by ``evaluate.py --out``, each with the command that reproduces it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from .trainer import load_checkpoint
+
+KEEP = ("agent", "format_version", "config", "model_kwargs", "net_names", "model", "frames", "updates", "elapsed")
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        cpu = f"{names[0]} x {len(names)}" if names else cpu
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.machine()}, {cpu}, torch {torch.__version__}"
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = (), note: str = "") -> dict:
+    """Write the playing checkpoint ``dst`` and its provenance ``dst`` with ``.json``; returns the provenance."""
+    ck = load_checkpoint(src)
+    out = {k: ck[k] for k in KEEP if k in ck}
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(out, dst)
+    results = []
+    for path in evals:
+        with open(path) as f:
+            res = json.load(f)
+        results.append({"file": os.path.basename(path), "config": res.get("config"),
+                        "command": res.get("command"), "A": res.get("A"), "deals": res.get("deals"),
+                        "hands": res.get("hands")})
+    prov = {"checkpoint": dst.name, "source": os.fspath(src), "frames": int(ck.get("frames", 0)),
+            "updates": int(ck.get("updates", 0)), "train_wall_seconds": round(float(ck.get("elapsed", 0.0)), 1),
+            "machine": machine(), "git_commit": git_commit(), "config": ck["config"], "evaluations": results,
+            "note": note}
+    dst.with_suffix(".json").write_text(json.dumps(prov, indent=1) + "\n")
+    return prov
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("src", help="a run folder or a training checkpoint")
+    p.add_argument("dst", help="the playing checkpoint to write (its provenance goes to the same name .json)")
+    p.add_argument("--eval", action="append", default=[], help="an evaluate.py --out JSON to record (repeatable)")
+    p.add_argument("--note", default="", help="free text for the provenance file")
+    a = p.parse_args(argv)
+    try:
+        prov = export(a.src, a.dst, a.eval, a.note)
+    except (ValueError, FileNotFoundError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    size = os.path.getsize(a.dst) / 2**20
+    print(f"wrote {a.dst} ({size:.1f} MiB, {prov['frames']:,} frames) and {Path(a.dst).with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
