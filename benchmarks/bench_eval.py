@@ -89,7 +89,7 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=200, help="deals per measurement (x6 hands)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", help="a DMC checkpoint (default: an untrained default-size network)")
-    p.add_argument("--tables", type=int, default=256, help="tables stepped together (evaluate's default)")
+    p.add_argument("--tables", type=int, default=1024, help="tables stepped together (evaluate's default)")
     p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds of AEC random play")
     a = p.parse_args()
     warnings.simplefilter("ignore")
