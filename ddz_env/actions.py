@@ -12,6 +12,7 @@ ids                 phase               meaning
 """
 from __future__ import annotations
 
+from .cards import as_id
 from .moves import NUM_MOVES, PASS, move_id, move_to_string
 
 PLAY_PASS = PASS
@@ -34,14 +35,28 @@ _BY_NAME = {v: k for k, v in _NAMES.items()}
 
 def bid_action(bid: int) -> int:
     """Action id of a bid (0 = pass, 1..3)."""
-    if bid not in (0, 1, 2, 3):
+    try:
+        b = as_id(bid, "bid")
+    except TypeError:  # 1.0 or "1" is no bid (and would give a float or fail later)
+        b = None
+    if b not in (0, 1, 2, 3):
         raise ValueError(f"a bid is 0 (pass), 1, 2 or 3, got {bid!r}")
-    return BID_PASS + bid
+    return BID_PASS + b
+
+
+def as_action_id(action) -> int:
+    """An action as a Python int (no range check): an int, a numpy integer scalar or a size-1
+    integer array; ``TypeError`` naming anything else (a float is never truncated).
+
+    What ``Game.step`` (so ``raw_env.step``) and ``DouDizhuSeatEnv.step`` accept; it is
+    :func:`cards.as_id`.
+    """
+    return as_id(action, "action")
 
 
 def action_to_string(action: int) -> str:
     """Readable name: a move's cards (``"33344456"``, ``"pass"``) or ``"bid 2"``, ``"double"``..."""
-    a = int(action)
+    a = as_id(action, "action")  # TypeError for 2.5: never truncated to 2
     if 0 <= a < NUM_MOVES:
         return move_to_string(a)
     if a in _NAMES:
@@ -51,6 +66,8 @@ def action_to_string(action: int) -> str:
 
 def action_from_string(text: str) -> int:
     """Inverse of :func:`action_to_string` (cards in any order are accepted)."""
+    if not isinstance(text, str):
+        raise TypeError(f"an action name is a string (cards, 'pass', 'bid 2', 'double'...), got {text!r}")
     key = " ".join(text.strip().lower().split())
     if key in _BY_NAME:
         return _BY_NAME[key]
@@ -59,5 +76,5 @@ def action_from_string(text: str) -> int:
 
 __all__ = [
     "PLAY_PASS", "BID_PASS", "BID_1", "BID_2", "BID_3", "NO_DOUBLE", "DOUBLE", "NO_REDOUBLE", "REDOUBLE",
-    "NUM_ACTIONS", "bid_action", "action_to_string", "action_from_string",
+    "NUM_ACTIONS", "bid_action", "action_to_string", "action_from_string", "as_action_id",
 ]

@@ -7,6 +7,8 @@ never matter for play), so a card id is ``4 * rank + suit`` for 3..2 and
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 RANKS = "3456789TJQKA2BR"
@@ -65,19 +67,54 @@ def parse_cards(text: str) -> np.ndarray:
 
 
 def to_string(counts: np.ndarray) -> str:
-    """Canonical rank string of a count vector, sorted low to high."""
+    """Canonical rank string of a count vector, sorted low to high.
+
+    The counts are validated as :func:`as_counts` does (``ValueError`` for 2.9 threes, NaN,
+    negative or impossible counts; ``TypeError`` for a non-numeric vector).
+    """
+    return _to_string(as_counts(counts))
+
+
+def _to_string(counts: np.ndarray) -> str:
+    """:func:`to_string` of counts already validated (the package's own arrays)."""
     return "".join(RANKS[r] * int(c) for r, c in enumerate(counts))
 
 
+def check_integral(counts: np.ndarray, what: str = "card counts") -> None:
+    """Raise unless the array ``counts`` holds whole numbers: ``TypeError`` for a non-numeric dtype,
+    ``ValueError`` naming the first fractional, NaN or infinite entry (a count is never truncated).
+
+    Integer and bool arrays pass at the cost of a dtype check; only float arrays are scanned.
+    """
+    kind = counts.dtype.kind
+    if kind in "iub":
+        return
+    if kind != "f":
+        raise TypeError(f"{what} must be integers, got an array of dtype {counts.dtype}: {counts.tolist()!r}")
+    bad = ~(np.isfinite(counts) & (counts == np.trunc(counts)))
+    if bad.any():
+        i = tuple(int(x) for x in np.argwhere(bad)[0])
+        where = f"rank {RANKS[i[0]]!r}" if counts.shape == (NUM_RANKS,) else f"index {i}"
+        raise ValueError(f"{what} must be whole numbers, got {counts[i].item()!r} at {where} of {counts.tolist()}")
+
+
 def as_counts(hand: str | np.ndarray) -> np.ndarray:
-    """Accept either a card string or a count vector; return validated counts."""
+    """Accept either a card string or a count vector; return validated counts (int8).
+
+    A count vector is (15,) whole numbers within the deck (0..4, jokers 0..1): integer arrays,
+    or floats holding whole numbers; a fractional, NaN or infinite count raises ``ValueError``.
+    """
     if isinstance(hand, str):
         return parse_cards(hand)
     counts = np.asarray(hand)
     if counts.shape != (NUM_RANKS,):
-        raise ValueError(f"a hand is a card string or a ({NUM_RANKS},) count vector, got shape {counts.shape}")
+        shown = f"{hand!r}" if counts.size <= NUM_RANKS else f"shape {counts.shape}"
+        raise ValueError(f"a hand is a card string or a ({NUM_RANKS},) count vector, got {shown} "
+                         f"(shape {counts.shape})")
+    if counts.dtype.kind not in "iub":  # (the usual integer vector pays only this check)
+        check_integral(counts, "card counts")
     if (counts < 0).any() or (counts > MAX_COUNTS).any():
-        raise ValueError(f"impossible card counts {counts.tolist()}")
+        raise ValueError(f"impossible card counts {counts.tolist()} (each rank 0..4, each joker 0..1)")
     return counts.astype(np.int8)
 
 
@@ -99,8 +136,28 @@ def deal(rng: np.random.Generator | int | None = None) -> tuple[np.ndarray, np.n
     return hands, bottom
 
 
+def as_id(value, what: str = "id") -> int:
+    """``value`` as a Python int, if it is an integer: an ``int``, a numpy integer scalar or a
+    size-1 integer array (``np.array([5])``, as single-agent libraries pass actions).
+
+    Anything else (a float, even ``3.0``; a string; a list; ``None``) raises ``TypeError`` naming
+    it, so an id is never truncated. The one place the package turns ids (cards, moves, actions,
+    slots, seats) into ints; it checks no range. Costs one ``operator.index`` for an int.
+    """
+    try:
+        return operator.index(value)
+    except TypeError:
+        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
+            return int(value.reshape(-1)[0])
+    raise TypeError(f"{what} must be an integer (an int, a numpy integer or a size-1 integer array), "
+                    f"got {type(value).__name__} {value!r}")
+
+
 def card_name(card_id: int) -> str:
-    """Human name of one card id, with suit (``"Ts"``, ``"B"``)."""
+    """Human name of one card id (0..53), with suit (``"Ts"``, ``"B"``)."""
+    card_id = as_id(card_id, "card id")  # TypeError for a float: never truncated
+    if not 0 <= card_id < DECK_SIZE:  # (a negative id would wrap around the table)
+        raise ValueError(f"card id {card_id} out of range [0, {DECK_SIZE})")
     r = int(CARD_RANK[card_id])
     if r >= BLACK_JOKER:
         return RANKS[r]

@@ -72,7 +72,7 @@ Numbers only: `phase`, `landlord` (-1 before), `role` (-1 before), `void` (0/1),
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -82,10 +82,18 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_string
 from . import cards as _cards  # dealt through the module attribute (tests may substitute a rigged deal)
-from .game import Game, IllegalActionError, Phase
+from .game import Game, IllegalActionError, Phase, as_seat
 from .observation import OBS_SHAPE, observe_game
 
 AGENTS = ["player_0", "player_1", "player_2"]
+_SEAT_OF = {a: i for i, a in enumerate(AGENTS)}
+
+
+def _seat_of(agent: str) -> int:
+    try:
+        return _SEAT_OF[agent]
+    except (KeyError, TypeError):  # (TypeError: an unhashable agent)
+        raise ValueError(f"unknown agent {agent!r}: the agents are {AGENTS}") from None
 
 
 def env(**kwargs) -> AECEnv:
@@ -141,34 +149,62 @@ class raw_env(AECEnv, EzPickle):
         return self._action_space
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._next_first_bidder = None
-        options = dict(options or {})
+    def _reset_plan(self, options: Mapping[str, Any] | None, warn: bool = True) -> tuple[dict[str, Any], Game | None]:
+        """``reset``'s options checked, changing nothing: ``(options, game)``, ``game`` the hand of a
+        given deal (else ``None``). ``TypeError``/``ValueError`` naming the bad option."""
+        if options is None:
+            options = {}
+        elif not isinstance(options, Mapping):
+            raise TypeError(f"reset: options must be a dict or None, got {type(options).__name__} {options!r}")
+        options = dict(options)
         unknown = set(options) - {"deal", "first_bidder", "landlord"}
-        if unknown:  # not an error: generic tools (e.g. PettingZoo's api_test) pass options of their own
+        if unknown and warn:  # not an error: generic tools (e.g. PettingZoo's api_test) pass options of their own
             import gymnasium
 
             gymnasium.logger.warn(f"reset: ignoring unknown option(s) {sorted(unknown)}; known: deal, first_bidder, landlord")
-        kwargs = {"doubling": self.doubling}
-        if "deal" in options:
-            d = options["deal"]
-            if not isinstance(d, dict) or "hands" not in d or "bottom" not in d:
-                raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder'")
-            fb = d.get("first_bidder", options.get("first_bidder", 0))
-            if not self.bidding:
-                kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
-            self.game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
-        else:
-            hands, bottom = _cards.deal(self._rng)
-            drawn = int(self._rng.integers(3))  # always drawn, so the stream does not depend on options
+        for key in ("first_bidder", "landlord"):  # None: not given
+            if options.get(key) is None:
+                options.pop(key, None)
+            else:
+                options[key] = as_seat(options[key], f"reset: options[{key!r}]")
+        if "deal" not in options:
+            return options, None
+        d = options["deal"]
+        if not isinstance(d, Mapping) or "hands" not in d or "bottom" not in d:
+            raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder', "
+                             f"got {d!r}")
+        fb = d.get("first_bidder", options.get("first_bidder", 0))
+        kwargs: dict[str, Any] = {"doubling": self.doubling}
+        if not self.bidding:
+            kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
+        try:
+            game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"reset: bad options['deal']: {e}") from e
+        except ValueError as e:
+            raise ValueError(f"reset: bad options['deal']: {e}") from e
+        return options, game
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # validate first (the seed, then the options), then change: a rejected reset leaves the
+        # generator, the R4 carry-over and the current hand as they were
+        rng = np.random.default_rng(seed) if seed is not None else None
+        options, game = self._reset_plan(options)
+        if game is None:
+            src = rng if rng is not None else self._rng
+            hands, bottom = _cards.deal(src)
+            drawn = int(src.integers(3))  # always drawn, so the stream does not depend on options
             fb = options.get("first_bidder")
             if fb is None:
-                fb = self._next_first_bidder if self._next_first_bidder is not None else drawn
+                carried = self._next_first_bidder if rng is None else None  # a new seed drops R4's carry-over
+                fb = carried if carried is not None else drawn
+            kwargs = {"doubling": self.doubling}
             if not self.bidding:
                 kwargs["landlord"] = options.get("landlord", fb)
-            self.game = Game(hands, bottom, fb, **kwargs)
+            game = Game(hands, bottom, fb, **kwargs)
+        if rng is not None:
+            self._rng = rng
+        self.game = game
         self._next_first_bidder = None
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
@@ -182,8 +218,10 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = AGENTS.index(agent)
         g = self.game
+        if g is None:
+            raise RuntimeError("observe() before reset(): call reset() first")
+        seat = _seat_of(agent)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if not g.is_over and seat == g.current_player and not self.terminations[agent]:
             np.put(mask, g.legal_actions(), 1)
@@ -191,8 +229,15 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ step
     def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # (no cost on the normal path)
+            if self.game is None:
+                raise RuntimeError("step() before reset(): call reset() first") from None
+            raise RuntimeError("step() after the hand ended and every agent has been removed (each took its "
+                               "step(None)): call reset() for a new hand") from None
+        if dead:
             self._was_dead_step(action)
             return
         g = self.game
@@ -248,10 +293,11 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ helpers for agents
     def legal_actions(self, agent: str | None = None) -> np.ndarray:
         """Legal action ids of ``agent`` (default: the agent to act); empty if it is not on turn."""
-        agent = agent or self.agent_selection
-        if self.game.is_over or AGENTS.index(agent) != self.game.current_player:
+        g = self._game("legal_actions")
+        seat = _seat_of(agent or self.agent_selection)
+        if g.is_over or seat != g.current_player:
             return np.zeros(0, dtype=np.int64)
-        return self.game.legal_actions()
+        return g.legal_actions()
 
     @staticmethod
     def action_string(action: int) -> str:
@@ -260,11 +306,16 @@ class raw_env(AECEnv, EzPickle):
 
     def default_action(self) -> int:
         """R20's timeout action for the agent to act."""
-        return self.game.default_action()
+        return self._game("default_action").default_action()
 
     @property
     def phase(self) -> Phase:
-        return self.game.phase
+        return self._game("phase").phase
+
+    def _game(self, what: str) -> Game:
+        if self.game is None:
+            raise RuntimeError(f"{what} before reset(): call reset() first")
+        return self.game
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:

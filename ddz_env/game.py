@@ -11,16 +11,15 @@ first and mutates only a legal action, so an illegal one leaves the state intact
 from __future__ import annotations
 
 import copy
-import operator
 from enum import IntEnum
 from typing import Sequence
 
 import numpy as np
 
 from .actions import (
-    BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string,
+    BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import MAX_COUNTS, NUM_RANKS, as_counts, deal, to_string
+from .cards import MAX_COUNTS, NUM_RANKS, _to_string as to_string, as_counts, as_id, deal
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .scoring import hand_scores, spring_flags
@@ -44,6 +43,30 @@ class IllegalActionError(ValueError):
     """An action that is not legal now (wrong phase, wrong seat, or not allowed by the rules)."""
 
 
+def as_seat(value, what: str = "seat") -> int:
+    """``value`` as a seat 0, 1 or 2 (an integer, as :func:`cards.as_id` reads one); ``ValueError``
+    naming ``what`` and the value otherwise (a float such as 1.0 or 1.5 is no seat, nor a string)."""
+    try:
+        s = as_id(value, what)
+    except TypeError:
+        s = None
+    if s not in (0, 1, 2):
+        raise ValueError(f"{what} must be 0, 1 or 2, got {value!r}")
+    return s
+
+
+def _check_hands_arg(hands) -> None:
+    try:
+        n = None if isinstance(hands, (str, bytes, dict)) else len(hands)
+    except TypeError:
+        n = None
+    if n is None:
+        raise TypeError(f"hands must be a sequence of 3 hands (card strings or ({NUM_RANKS},) count vectors), "
+                        f"got {type(hands).__name__} {hands!r}")
+    if n != NUM_SEATS:
+        raise ValueError(f"need 3 hands, got {n}")
+
+
 class Game:
     """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (given cards).
 
@@ -54,8 +77,10 @@ class Game:
 
     def __init__(self, hands: Sequence, bottom, first_bidder: int, *, landlord: int | None = None,
                  doubling: bool = True):
-        if len(hands) != NUM_SEATS:
-            raise ValueError(f"need 3 hands, got {len(hands)}")
+        _check_hands_arg(hands)
+        first_bidder = as_seat(first_bidder, "first_bidder")
+        if landlord is not None:
+            landlord = as_seat(landlord, "landlord")
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
         b = as_counts(bottom).astype(np.int8)
         sizes = h.sum(axis=1)
@@ -66,8 +91,6 @@ class Game:
             r = int(np.nonzero(total != MAX_COUNTS)[0][0])
             raise ValueError(f"the deal is not one 54-card deck: rank {to_string(np.eye(NUM_RANKS, dtype=np.int8)[r])!r} "
                              f"appears {int(total[r])} times")
-        if first_bidder not in (0, 1, 2):
-            raise ValueError(f"first_bidder must be 0, 1 or 2, got {first_bidder!r}")
         self.initial_hands = h.copy()
         self.hands = h
         self.bottom = b
@@ -101,16 +124,21 @@ class Game:
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
         self._legal_cache: np.ndarray | None = None
         if landlord is not None:
-            if landlord not in (0, 1, 2):
-                raise ValueError(f"landlord must be 0, 1 or 2, got {landlord!r}")
             self.bid = 1
-            self._make_landlord(int(landlord))
+            self._make_landlord(landlord)
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def deal(cls, seed: int | np.random.Generator | None = None, first_bidder: int | None = None,
              **kwargs) -> "Game":
-        """A seeded random deal; the first bidder is drawn from the same generator unless given."""
+        """A seeded random deal; the first bidder is drawn from the same generator unless given.
+
+        The seats are checked before anything is drawn, so a rejected call leaves a given generator as it was.
+        """
+        if first_bidder is not None:
+            first_bidder = as_seat(first_bidder, "first_bidder")
+        if kwargs.get("landlord") is not None:
+            kwargs["landlord"] = as_seat(kwargs["landlord"], "landlord")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         hands, bottom = deal(rng)
         fb = int(rng.integers(NUM_SEATS)) if first_bidder is None else first_bidder
@@ -174,8 +202,13 @@ class Game:
         return mask
 
     def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now; ``False`` for anything that is no integer id (24640.5 is
+        not action 24640)."""
         p = self.phase
-        a = int(action)
+        try:
+            a = as_action_id(action)
+        except TypeError:
+            return False
         if p == Phase.BID:
             return a == BID_PASS or BID_1 + self.bid <= a <= BID_3
         if p == Phase.DOUBLE:
@@ -217,12 +250,17 @@ class Game:
         """Apply ``action`` for the player to act (``seat``, if given, must be that player)."""
         if self.phase == Phase.OVER:
             raise IllegalActionError(f"the hand is over; action {action} refused")
-        if seat is not None and seat != self.current_player:
-            raise IllegalActionError(f"seat {seat} acted out of turn: seat {self.current_player} is to act")
+        if seat is not None:
+            try:
+                s = as_seat(seat)
+            except ValueError as e:
+                raise IllegalActionError(str(e)) from None
+            if s != self.current_player:
+                raise IllegalActionError(f"seat {seat} acted out of turn: seat {self.current_player} is to act")
         try:
-            a = operator.index(action)  # ints and numpy integers; not floats or strings
-        except TypeError:
-            raise IllegalActionError(f"an action is an integer id, got {action!r}") from None
+            a = as_action_id(action)  # ints, numpy integers, size-1 integer arrays; not floats or strings
+        except TypeError as e:
+            raise IllegalActionError(str(e)) from None
         if not self.is_legal(a):
             name = action_to_string(a) if 0 <= a < NUM_ACTIONS else "out of range"
             raise IllegalActionError(
@@ -356,4 +394,4 @@ class Game:
         return f"Game(phase={self.phase.name}, current={self.current_player}, landlord={self.landlord})"
 
 
-__all__ = ["Game", "Phase", "IllegalActionError", "HIDDEN", "NUM_SEATS"]
+__all__ = ["Game", "Phase", "IllegalActionError", "HIDDEN", "NUM_SEATS", "as_seat"]

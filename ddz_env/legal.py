@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import MAX_COUNTS, NUM_RANKS, RANKS, as_counts
+from .cards import MAX_COUNTS, NUM_RANKS, RANKS, as_counts, as_id
 from .moves import (
     BEATS, FOUR_KICKER_RANKS, GROUP_BODY_BITS, GROUP_SIZE, GROUP_START, GROUP_TYPE, MOVE_BITS, MOVE_GROUP,
     MOVE_STRINGS, NUM_GROUPS, NUM_MOVES, PASS, THERMO, MoveType, move_id, thermometer,
@@ -81,6 +81,10 @@ def _legal_ids_one(counts: np.ndarray, last: int) -> np.ndarray:
 
 
 def _check_last(last_moves: np.ndarray) -> None:
+    if last_moves.ndim != 1:
+        raise ValueError(f"last_moves must have shape (B,), got {last_moves.shape}")
+    if last_moves.size and last_moves.dtype.kind not in "iu":  # a float id is never truncated
+        raise TypeError(f"last_moves must be integer move ids, got an array of dtype {last_moves.dtype}")
     if last_moves.size and (last_moves.min() < 0 or last_moves.max() >= NUM_MOVES):
         bad = last_moves[(last_moves < 0) | (last_moves >= NUM_MOVES)][0]
         raise ValueError(f"last move id {int(bad)} out of range [0, {NUM_MOVES})")
@@ -98,6 +102,8 @@ def _check_hands(hands: np.ndarray, n: int) -> None:
         raise ValueError(f"hands must have shape (B, {NUM_RANKS}), got {hands.shape}")
     if hands.shape[0] != n:
         raise ValueError(f"{hands.shape[0]} hands but {n} last moves")
+    if hands.size and hands.dtype.kind not in "iu":  # NaN or 2.9 threes are no count
+        raise TypeError(f"hands must be an integer array of card counts, got dtype {hands.dtype}")
     bad = (hands < 0) | (hands > MAX_COUNTS)
     if bad.any():
         b, r = np.argwhere(bad)[0]
@@ -112,10 +118,11 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray, validate: bool = 
     whose hands come from the rules themselves pass ``validate=False``.
     """
     hands = np.asarray(hands)
-    last_moves = np.asarray(last_moves, dtype=np.int64)
     if validate:
-        _check_hands(hands, last_moves.shape[0])
+        last_moves = np.asarray(last_moves)
         _check_last(last_moves)
+        _check_hands(hands, last_moves.shape[0])
+    last_moves = np.asarray(last_moves, dtype=np.int64)
     if hands.shape[0] == 1:  # one hand: the single-hand path has less overhead
         ids = _legal_ids_one(hands[0], int(last_moves[0]))
         return np.zeros(ids.size, dtype=np.int64), ids
@@ -221,7 +228,11 @@ def _as_last(last_move: int | str | None) -> int:
         return PASS
     if isinstance(last_move, str):
         return move_id(last_move)
-    last = int(last_move)
+    try:
+        last = as_id(last_move)  # 1.9 is not move 1
+    except TypeError:
+        raise TypeError(f"the last move is None, a card string or an integer move id, "
+                        f"got {type(last_move).__name__} {last_move!r}") from None
     if not 0 <= last < NUM_MOVES:
         raise ValueError(f"last move id {last} out of range [0, {NUM_MOVES})")
     return last

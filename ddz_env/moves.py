@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .cards import ACE, BLACK_JOKER, MAX_COUNTS, NUM_RANKS, RANKS, RED_JOKER, as_counts, parse_cards, to_string
+from .cards import ACE, BLACK_JOKER, MAX_COUNTS, NUM_RANKS, RANKS, RED_JOKER, _to_string, as_counts, as_id, parse_cards
 
 
 class MoveType(IntEnum):
@@ -168,7 +168,7 @@ MOVE_BITS: np.ndarray = thermometer(MOVE_COUNTS)
 for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS):
     _a.flags.writeable = False
 
-MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(to_string(c) for c in MOVE_COUNTS[1:])
+MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(_to_string(c) for c in MOVE_COUNTS[1:])
 _MOVE_INDEX: dict[str, int] = {s: i for i, s in enumerate(MOVE_STRINGS)}
 if len(_MOVE_INDEX) != NUM_MOVES:  # a set of cards is never two different moves
     raise AssertionError("move table holds the same cards twice")
@@ -230,9 +230,10 @@ class MoveInfo(NamedTuple):
 
 def move_to_string(move_id: int) -> str:
     """Canonical card string of a move id (``"pass"`` for 0)."""
-    if not 0 <= int(move_id) < NUM_MOVES:
-        raise ValueError(f"move id {move_id} out of range [0, {NUM_MOVES})")
-    return MOVE_STRINGS[int(move_id)]
+    m = as_id(move_id, "move id")
+    if not 0 <= m < NUM_MOVES:
+        raise ValueError(f"move id {m} out of range [0, {NUM_MOVES})")
+    return MOVE_STRINGS[m]
 
 
 def move_id(cards: str | np.ndarray) -> int:
@@ -243,7 +244,7 @@ def move_id(cards: str | np.ndarray) -> int:
     if isinstance(cards, str) and cards.strip().lower() == PASS_STRING:
         return PASS
     counts = as_counts(cards)
-    canon = to_string(counts)
+    canon = _to_string(counts)
     mid = _MOVE_INDEX.get(canon)
     if mid is None or mid == PASS:
         shown = cards if isinstance(cards, str) else canon
@@ -257,12 +258,29 @@ def classify(cards: str | np.ndarray) -> MoveInfo:
     return MoveInfo(mid, MoveType(int(MOVE_TYPE[mid])), int(MOVE_LENGTH[mid]), int(MOVE_RANK[mid]), MOVE_STRINGS[mid])
 
 
+def _as_move(move, what: str) -> int:
+    """A move id from an id (range-checked), a card string or a count vector."""
+    if isinstance(move, (int, np.integer)):
+        m = int(move)
+    elif isinstance(move, str) or np.ndim(move) > 0:
+        return move_id(move)
+    else:
+        m = as_id(move, what)  # TypeError for a float, None...
+    if not 0 <= m < NUM_MOVES:  # (a negative id would wrap around the table)
+        raise ValueError(f"{what} {m} out of range [0, {NUM_MOVES})")
+    return m
+
+
 def beats(move: int | str, last: int | str | None) -> bool:
-    """Whether ``move`` may answer ``last`` (``None``/pass: a lead, any move goes)."""
-    m = move if isinstance(move, (int, np.integer)) else move_id(move)
+    """Whether ``move`` may answer ``last`` (``None``/pass: a lead, any move goes).
+
+    Each is a move id in [0, NUM_MOVES), a card string or a count vector; anything else
+    raises (``ValueError`` for an id out of range, ``TypeError`` for a float id).
+    """
+    m = _as_move(move, "move id")
     if last is None:
         return m != PASS
-    h = last if isinstance(last, (int, np.integer)) else move_id(last)
+    h = _as_move(last, "last move id")
     if m == PASS:
         return h != PASS
     return bool(BEATS[MOVE_GROUP[h], MOVE_GROUP[m]])
@@ -273,5 +291,5 @@ __all__ = [
     "MOVE_COUNTS", "MOVE_KICKERS", "MOVE_TYPE", "MOVE_LENGTH", "MOVE_RANK", "MOVE_NCARDS", "MOVE_BITS",
     "MOVE_GROUP", "MOVE_STRINGS", "GROUP_START", "GROUP_SIZE", "GROUP_TYPE", "GROUP_LENGTH", "GROUP_RANK",
     "GROUP_BODY_BITS", "BEATS", "FOUR_KICKER_RANKS", "THERMO", "thermometer",
-    "move_to_string", "move_id", "classify", "beats", "parse_cards",
+    "move_to_string", "move_id", "classify", "beats", "parse_cards", "as_id",
 ]

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import MAX_COUNTS, NUM_RANKS
+from .game import as_seat
 from .moves import MOVE_COUNTS as _MOVE_COUNTS
 from .moves import NUM_MOVES
 
@@ -165,6 +166,8 @@ def observe_game(game, seat: int) -> np.ndarray:
     the history planes looked up in :data:`MOVE_PLANES`, every one-hot cell in one ``put``
     (the tests check both encoders against each other).
     """
+    if type(seat) is not int or not 0 <= seat <= 2:  # (one cheap check for the usual int seat)
+        seat = as_seat(seat)  # a numpy integer; ValueError for 1.5 or -1 (which would wrap to seat 2)
     order = [seat, (seat + 1) % 3, (seat + 2) % 3]  # relative seat -> absolute seat
     lord = game.landlord
     cards = np.zeros((CH_HISTORY, NUM_RANKS), dtype=np.int8)

@@ -15,7 +15,8 @@ libraries (Stable-Baselines3, sb3-contrib's ``MaskablePPO``...) need:
 |               | (``reward="score"``, times ``reward_scale``) or +1/-1 (``reward="win"``) |
 | Episode       | one hand, from the learning seat's first decision to the end of the hand |
 | Illegal action| ``ValueError`` (the state is left intact); ``on_illegal="timeout"`` plays R20's |
-|               | timeout action instead and reports ``info["illegal"] = 1`` |
+|               | timeout action instead and reports ``info["illegal"] = 1``. An action that is no |
+|               | integer id (a float, a longer array) is a ``TypeError`` either way, never truncated |
 
 Episodes and hands:
 
@@ -43,8 +44,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, as_action_id
 from .env import AGENTS, raw_env
+from .game import as_seat
 from .observation import OBS_SHAPE, observe_game
 
 SEAT_ENV_ID = "ddz/DouDizhuSeat-v0"
@@ -86,10 +88,15 @@ class DouDizhuSeatEnv(gymnasium.Env):
                  bidding: bool = True, doubling: bool = True, spectator: bool = False,
                  render_mode: str | None = None):
         super().__init__()
-        if seat is not None and seat not in (0, 1, 2):
-            raise ValueError(f"seat must be 0, 1, 2 or None (random per episode), got {seat!r}")
+        if seat is not None:
+            try:
+                seat = as_seat(seat)
+            except ValueError:
+                raise ValueError(f"seat must be 0, 1, 2 or None (random per episode), got {seat!r}") from None
         if on_illegal not in ("raise", "timeout"):
             raise ValueError(f"on_illegal must be 'raise' or 'timeout', got {on_illegal!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.fixed_seat = seat
         self.on_illegal = on_illegal
         self.mask_in_info = bool(mask_in_info)
@@ -146,7 +153,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
         while not g.is_over and g.current_player != self.seat:
             agent = AGENTS[g.current_player]
             a = self._opponent(g.current_player).act(self.aec.observe(agent))
-            self.aec.step(int(a))  # ValueError if an opponent plays an illegal action
+            self.aec.step(a)  # ValueError if an opponent plays an illegal action (or a float: never truncated)
 
     def _obs(self) -> np.ndarray:
         return observe_game(self.aec.game, self.seat)
@@ -171,6 +178,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self.aec._reset_plan(options, warn=False)  # bad options raise here, before the generators move
         super().reset(seed=seed)
         rng = self.np_random
         options = dict(options or {})
@@ -208,7 +216,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() after the hand ended: call reset()")
-        a = int(np.asarray(action).reshape(-1)[0]) if np.ndim(action) else int(action)
+        a = as_action_id(action)  # as raw_env.step: TypeError for 24640.9 or [24640, 5], never truncated
         g = self.aec.game
         illegal = not (0 <= a < NUM_ACTIONS) or not g.is_legal(a)
         if illegal:

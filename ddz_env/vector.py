@@ -57,8 +57,10 @@ from typing import Any
 import numpy as np
 
 from .actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, action_to_string
-from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, shuffle_deck
-from .game import NUM_SEATS, Phase
+from .cards import (
+    CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, as_id, check_integral, shuffle_deck,
+)
+from .game import NUM_SEATS, Phase, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, encode
@@ -91,6 +93,11 @@ def expand_mask(rows: np.ndarray, ids: np.ndarray, num_envs: int, out: np.ndarra
     Pass a reused C-contiguous ``out`` buffer in a loop (a fresh 200 MB array at
     B = 8192 costs more in page faults than filling it).
     """
+    num_envs = as_id(num_envs, "num_envs")
+    rows, ids = np.asarray(rows), np.asarray(ids)
+    for name, x in (("rows", rows), ("ids", ids)):
+        if x.size and x.dtype.kind not in "iu":  # a float is never truncated to an index
+            raise TypeError(f"expand_mask: {name} must be integers, got an array of dtype {x.dtype}")
     shape = (num_envs, NUM_ACTIONS)
     if out is None:
         out = np.zeros(shape, dtype=dtype)
@@ -98,7 +105,7 @@ def expand_mask(rows: np.ndarray, ids: np.ndarray, num_envs: int, out: np.ndarra
         if out.shape != shape or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous array of shape {shape}")
         out[...] = 0
-    np.put(out.reshape(-1), np.asarray(rows, dtype=np.int64) * NUM_ACTIONS + np.asarray(ids, dtype=np.int64), 1)
+    np.put(out.reshape(-1), rows.astype(np.int64, copy=False) * NUM_ACTIONS + ids.astype(np.int64, copy=False), 1)
     return out
 
 
@@ -120,7 +127,7 @@ class VectorDouDizhu:
 
     def __init__(self, num_envs: int, seed: int | None = 0, bidding: bool = True, doubling: bool = True,
                  reward: str = "score", reward_scale: float = 1.0):
-        num_envs = int(num_envs)
+        num_envs = as_id(num_envs, "num_envs")  # TypeError for 2.5: never truncated
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         if reward not in ("score", "win"):
@@ -190,7 +197,15 @@ class VectorDouDizhu:
 
     def slot_seed(self, b: int) -> int:
         """The integer seed of slot b's generator: ``ddz_env.raw_env().reset(seed=...)`` deals the same first hand."""
-        return int(self.slot_seeds[b])
+        return int(self.slot_seeds[self._slot(b, "slot_seed")])
+
+    def _slot(self, b, what: str) -> int:
+        """Slot index ``b`` as an int in [0, B): ``TypeError`` for a float, ``ValueError`` out of range
+        (a negative index would silently wrap to the last slots)."""
+        i = as_id(b, f"{what}: a slot index")
+        if not 0 <= i < self.num_envs:
+            raise ValueError(f"{what}: slot index {i} out of range [0, {self.num_envs})")
+        return i
 
     def _deal(self, slots: np.ndarray) -> None:
         """New hands in ``slots`` from their generators, exactly as the AEC env's ``reset`` deals."""
@@ -245,6 +260,7 @@ class VectorDouDizhu:
 
     def deal_of(self, b: int) -> dict[str, Any]:
         """The deal of slot b's current hand: what ``Game(...)`` / the AEC env's ``options["deal"]`` take."""
+        b = self._slot(b, "deal_of")
         d = {"hands": self.initial_hands[b].copy(), "bottom": self.bottom[b].copy(),
              "first_bidder": int(self.first_bidder[b])}
         if not self.bidding:
@@ -256,24 +272,34 @@ class VectorDouDizhu:
 
         Returns the observation dict of the whole batch (hand b's entries are the new hand's).
         """
+        b = self._slot(b, "load_deal")
+        _check_hands_arg(hands)
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
-        self.load_deals([b], h[None], as_counts(bottom)[None], [first_bidder])
+        fb = as_seat(first_bidder, "load_deal: first_bidder")  # 1.5 is no seat: never truncated
+        self.load_deals([b], h[None], as_counts(bottom)[None], [fb])
         return self._obs_dict(True)
 
     def load_deals(self, slots, hands, bottoms, first_bidders) -> None:
         """Fresh hands in ``slots`` (K,) from count arrays: ``hands`` (K, 3, 15), ``bottoms`` (K, 15),
         ``first_bidders`` (K,) (with bidding off: the landlords). No generator draw; no observation
         is built (call ``observe()``). ``ValueError`` naming the first bad entry, nothing changed."""
-        slots = np.asarray(slots, dtype=np.int64).reshape(-1)
+        slots = np.asarray(slots).reshape(-1)
+        fb = np.asarray(first_bidders).reshape(-1)
+        for name, x in (("slots", slots), ("first_bidders", fb)):
+            if x.size and x.dtype.kind not in "iu":  # 1.7 is no slot, 1.5 no seat: never truncated
+                raise TypeError(f"load_deals: {name} must be integers, got {x.tolist()!r} (dtype {x.dtype})")
+        slots = slots.astype(np.int64, copy=False)
+        fb = fb.astype(np.int64, copy=False)
         K = slots.size
         h = np.asarray(hands)
         bt = np.asarray(bottoms)
-        fb = np.asarray(first_bidders, dtype=np.int64).reshape(-1)
         if h.shape != (K, 3, NUM_RANKS) or bt.shape != (K, NUM_RANKS) or fb.shape != (K,):
             raise ValueError(f"load_deals: expected hands (K, 3, 15), bottoms (K, 15) and first_bidders (K,) "
                              f"for K = {K} slots, got {h.shape}, {bt.shape}, {fb.shape}")
         if K and (slots.min() < 0 or slots.max() >= self.num_envs or np.unique(slots).size != K):
             raise ValueError(f"load_deals: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
+        check_integral(h, "load_deals: hands")
+        check_integral(bt, "load_deals: bottoms")
         ok = ((h.sum(axis=2) == HAND_SIZE).all(axis=1) & (bt.sum(axis=1) == 3)
               & ((h.sum(axis=1) + bt) == MAX_COUNTS).all(axis=1))
         if not ok.all():
@@ -322,9 +348,11 @@ class VectorDouDizhu:
             a = np.asarray(actions)
             if a.dtype.kind not in "iub":
                 a = a.astype(np.int64, casting="safe")
-            a = a.astype(np.int64, copy=False).reshape(B)
+            a = a.astype(np.int64, copy=False)
         except (TypeError, ValueError):
             raise ValueError(f"actions must be {B} integer action ids, got {actions!r}") from None
+        if a.shape != (B,):  # (a (2, 3) array for B = 6 is no batch of actions)
+            raise ValueError(f"actions must have shape ({B},), one action id per hand, got shape {a.shape}")
         self._validate(a)
         self._fresh = False
 
@@ -551,6 +579,7 @@ class VectorDouDizhu:
 
     def legal_actions(self, b: int) -> np.ndarray:
         """Sorted legal action ids of hand b's seat to act."""
+        b = self._slot(b, "legal_actions")
         return self._ids[self._starts[b]:self._starts[b + 1]]
 
     def legal_lists(self) -> list[np.ndarray]:
@@ -585,7 +614,13 @@ class VectorDouDizhu:
         if seat is None:
             o = self.current_player
         else:
-            o = np.broadcast_to(np.asarray(seat, dtype=np.int64), (B,))
+            o = np.asarray(seat)
+            if o.dtype.kind not in "iu":  # 1.5 is no seat: never truncated
+                raise TypeError(f"observe: seat must be an integer or ({B},) integers, got {seat!r}")
+            try:
+                o = np.broadcast_to(o.astype(np.int64, copy=False), (B,))
+            except ValueError:
+                raise ValueError(f"observe: seat must be one seat or ({B},) seats, got shape {o.shape}") from None
             if o.size and (o.min() < 0 or o.max() > 2):
                 raise ValueError(f"seats are 0, 1, 2, got {seat!r}")
         obs = np.empty((B, _CELLS), np.int8)

@@ -1,12 +1,14 @@
 """Cards, card strings and dealing (R1, R2)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddz_env.cards import RANKS, deal, parse_cards, to_string
+from ddz_env.cards import RANKS, as_counts, card_name, deal, parse_cards, to_string
 
 FULL_DECK = "3333444455556666777788889999TTTTJJJJQQQQKKKKAAAA2222BR"
 
@@ -163,3 +165,47 @@ def test_to_string_parse_round_trip(counts, rnd):
     rnd.shuffle(shuffled)
     np.testing.assert_array_equal(parse_cards("".join(shuffled).lower()), counts)
     assert to_string(parse_cards("".join(shuffled))) == text
+
+
+# --------------------------------------------------------------------------- input validation (issue 12)
+def _counts(**at) -> np.ndarray:
+    c = np.zeros(15)
+    for rank, v in at.items():
+        c[RANKS.index(rank[-1])] = v
+    return c
+
+
+@pytest.mark.parametrize("bad,shown", [
+    (_counts(r3=2.9), "2.9"), (_counts(r4=np.nan), "nan"), (_counts(r5=np.inf), "inf"), (_counts(r3=-0.5), "-0.5"),
+], ids=["2.9-threes", "nan", "inf", "negative-fraction"])
+def test_count_vectors_must_hold_whole_finite_numbers(bad, shown):
+    """as_counts is where every count vector is read: 2.9 threes are no pair, NaN no card."""
+    with pytest.raises(ValueError, match=f"whole numbers, got {shown}") as err:
+        as_counts(bad)
+    assert "rank" in str(err.value)
+    with pytest.raises(ValueError, match="whole numbers"):
+        to_string(bad)  # was '33' for 2.9 threes
+
+
+def test_count_vectors_of_whole_floats_ints_and_bools_still_read():
+    np.testing.assert_array_equal(as_counts(_counts(r3=2.0, r2=4.0)), parse_cards("332222"))
+    assert as_counts(np.array([1] * 15, dtype=np.uint8)).dtype == np.int8
+    assert to_string(np.array([True] + [False] * 14)) == "3"
+    assert to_string([0, 2] + [0] * 13) == "44"
+
+
+def test_non_numeric_count_vectors_raise_type_error():
+    with pytest.raises(TypeError, match="must be integers"):
+        as_counts(np.array(["1"] * 15))
+    with pytest.raises(TypeError, match="must be integers"):
+        as_counts([None] * 15)
+
+
+def test_card_name_rejects_negative_and_float_ids():
+    assert card_name(0) == "3s" and card_name(53) == "R" and card_name(np.int64(52)) == "B"
+    for bad in (-1, -54, 54):
+        with pytest.raises(ValueError, match=rf"card id {bad} out of range"):
+            card_name(bad)  # -1 was the red joker
+    for bad in (1.5, 0.0, "3"):
+        with pytest.raises(TypeError, match=re.escape(repr(bad))):
+            card_name(bad)

@@ -1094,3 +1094,125 @@ def test_pickle_keeps_options():
     assert (e.reward_kind, e.reward_scale, e.bidding, e.doubling) == ("win", 2.0, False, False)
     e.reset(seed=0)
     assert e.game.phase == Phase.PLAY
+
+
+# ---------------------------------------------------------------------------- input validation (issue 12)
+GOOD_DEAL = {"hands": list(R19_DEAL["hands"]), "bottom": R19_DEAL["bottom"], "first_bidder": 0}
+
+
+def _reset_state(e) -> dict:
+    return {"rng": e._rng.bit_generator.state, "game": e.game, "next_fb": e._next_first_bidder,
+            "agents": list(e.agents), "selection": e.agent_selection}
+
+
+@pytest.mark.parametrize("seed", [None, 99])
+@pytest.mark.parametrize("options,error,named", [
+    ({"first_bidder": 7}, ValueError, "7"),
+    ({"first_bidder": 1.5}, ValueError, "1.5"),
+    ({"first_bidder": "0"}, ValueError, "'0'"),
+    ({"deal": {"hands": ["333"], "bottom": "QKA"}}, ValueError, "3 hands"),
+    ({"deal": {**GOOD_DEAL, "first_bidder": 7}}, ValueError, "7"),
+    ({"deal": {**GOOD_DEAL, "bottom": "KAX"}}, ValueError, "X"),
+    ({"deal": "QKA"}, ValueError, "QKA"),
+    ("deal", TypeError, "'deal'"),
+], ids=["fb7", "fb-float", "fb-str", "deal-1-hand", "deal-fb7", "deal-bad-card", "deal-not-dict", "options-str"])
+def test_rejected_reset_leaves_the_rng_unchanged(seed, options, error, named):
+    """Validate first, then change: a refused reset neither draws a deal nor reseeds."""
+    e = raw_env()
+    e.reset(seed=1)
+    before = _reset_state(e)
+    with pytest.raises(error) as err:
+        e.reset(seed=seed, options=options)
+    assert named in str(err.value)
+    assert _reset_state(e) == before
+    e.reset()  # the stream goes on as if the refused calls never happened
+    ref = raw_env()
+    ref.reset(seed=1)
+    ref.reset()
+    np.testing.assert_array_equal(e.game.hands, ref.game.hands)
+    assert e.game.first_bidder == ref.game.first_bidder
+
+
+def test_rejected_reset_keeps_the_void_hand_carry_over():
+    e = raw_env()
+    e.reset(seed=0)
+    while not e.game.is_over:
+        e.step(BID_PASS)  # all pass: void (R4), the next hand's first bidder is the next seat
+    carried = e._next_first_bidder
+    assert carried is not None
+    with pytest.raises(ValueError):
+        e.reset(options={"first_bidder": 3})
+    assert e._next_first_bidder == carried
+    e.reset()
+    assert e.game.first_bidder == carried
+
+
+def test_rejected_reset_with_bidding_off_names_the_landlord():
+    e = raw_env(bidding=False)
+    e.reset(seed=1)
+    before = _reset_state(e)
+    for bad in (3, -1, 0.5):
+        with pytest.raises(ValueError, match=re.escape(f"options['landlord'] must be 0, 1 or 2, got {bad!r}")):
+            e.reset(seed=5, options={"landlord": bad})
+    assert _reset_state(e) == before
+
+
+def test_deal_with_hands_none_raises_a_type_error_naming_it():
+    e = raw_env()
+    with pytest.raises(TypeError, match=r"options\['deal'\].*hands must be a sequence of 3 hands.*None"):
+        e.reset(options={"deal": {"hands": None, "bottom": "QKA"}})
+    with pytest.raises(TypeError, match=r"hands must be a sequence.*got int 5"):
+        e.reset(options={"deal": {"hands": 5, "bottom": "QKA"}})
+    assert e.game is None  # nothing was dealt
+
+
+def test_observe_and_step_before_reset_raise_clear_errors():
+    e = raw_env()
+    with pytest.raises(RuntimeError, match=r"observe\(\) before reset\(\)"):
+        e.observe("player_0")
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+        e.step(BID_PASS)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        e.legal_actions("player_0")
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        e.default_action()
+    e.reset(seed=0)  # and the env still works
+    e.step(BID_PASS)
+
+
+def test_step_after_every_agent_is_removed_raises_a_clear_error():
+    e = raw_env()
+    e.reset(seed=0)
+    play_out(e, np.random.default_rng(0))
+    finish_dead_steps(e)
+    assert e.agents == []
+    with pytest.raises(RuntimeError, match=r"every agent has been removed.*reset\(\)"):
+        e.step(None)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        e.step(0)
+    e.reset(seed=1)
+    assert e.agents == AGENTS
+
+
+def test_observe_and_legal_actions_name_an_unknown_agent():
+    e = raw_env()
+    e.reset(seed=0)
+    for bad in ("player_3", 0, None):
+        with pytest.raises(ValueError, match=re.escape(f"unknown agent {bad!r}")):
+            e.observe(bad)
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        e.legal_actions("player_9")
+
+
+def test_size_one_integer_array_actions_are_accepted_and_floats_refused():
+    """raw_env.step reads ids through the one shared function (actions.as_action_id)."""
+    e = raw_env()
+    e.reset(seed=0)
+    g = e.game
+    assert g.is_legal(BID_PASS)
+    for bad in (BID_PASS + 0.5, float(BID_PASS), np.float64(BID_PASS), [BID_PASS], np.array([BID_PASS, 5])):
+        with pytest.raises(ValueError, match="integer"):
+            e.step(bad)
+        assert g.history == []
+    e.step(np.array([BID_PASS]))
+    assert g.history == [(g.first_bidder, BID_PASS)] and type(g.history[0][1]) is int

@@ -901,3 +901,56 @@ def test_seeded_deals_reproduce():
     assert Game.deal(5, first_bidder=2).current_player == 2
     g = Game.deal(np.random.default_rng(5))
     assert np.array_equal(g.hands, Game.deal(5).hands)
+
+
+# --------------------------------------------------------------------------- input validation (issue 12)
+@pytest.mark.parametrize("kw", [{"first_bidder": 7}, {"first_bidder": 1.5}, {"landlord": 3}, {"landlord": 0.0}])
+def test_rejected_deal_leaves_a_given_generator_unchanged(kw):
+    """The seats are checked before the deal is drawn from the caller's generator."""
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        Game.deal(rng, **kw)
+    assert rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("hands", [None, 5, "333444555", {"a": 1}], ids=["None", "int", "str", "dict"])
+def test_hands_that_are_no_sequence_of_hands_raise_a_type_error_naming_them(hands):
+    with pytest.raises(TypeError, match=r"hands must be a sequence of 3 hands.*got " + type(hands).__name__):
+        Game.from_deal(hands, "QKA", 0)
+
+
+def test_seats_are_integers_never_floats():
+    for bad in (1.0, np.float64(1.0), np.array([0, 1])):
+        with pytest.raises(ValueError, match="first_bidder must be 0, 1 or 2"):
+            Game.from_deal(GOOD_HANDS, GOOD_BOTTOM, bad)
+    g = Game.from_deal(GOOD_HANDS, GOOD_BOTTOM, np.int64(1), landlord=np.int8(2))
+    assert type(g.first_bidder) is int and g.landlord == 2 and type(g.landlord) is int
+    g = scored_game(0)
+    snap = snapshot(g)
+    for bad in (0.0, 1.5, "0", np.array([0, 1])):
+        with pytest.raises(IllegalActionError, match="seat must be 0, 1 or 2"):
+            g.step(BID_3, seat=bad)
+    assert_same_state(g, snap)
+
+
+def test_size_one_integer_array_actions_are_read_as_their_id():
+    """Game.step reads ids through actions.as_action_id, as the seat env does."""
+    g = scored_game(0)
+    g.step(np.array([BID_3]))
+    g.step(np.array([[NO_DOUBLE]], dtype=np.int16))
+    assert g.history == [(0, BID_3), (1, NO_DOUBLE)] and all(type(a) is int for _, a in g.history)
+    snap = snapshot(g)
+    for bad in (np.array([NO_DOUBLE, DOUBLE]), np.array([float(NO_DOUBLE)]), np.array([], dtype=int)):
+        with pytest.raises(IllegalActionError, match="integer"):
+            g.step(bad)
+    assert_same_state(g, snap)
+
+
+def test_is_legal_never_truncates_a_float():
+    g = scored_game(0)
+    for bad in (BID_PASS + 0.5, float(BID_PASS), "24640", None, [BID_PASS]):
+        assert not g.is_legal(bad)  # 24640.5 was read as the legal bid pass
+    assert g.is_legal(BID_PASS) and g.is_legal(np.int64(BID_PASS)) and g.is_legal(np.array([BID_PASS]))
+    g = to_play(g)
+    assert g.is_legal(m("3")) and not g.is_legal(m("3") + 0.9)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 
 import gymnasium
@@ -148,6 +149,49 @@ def test_seat_env_illegal_action_raises_and_keeps_state():
         env.step(24648)
     assert np.array_equal(env._obs(), obs)  # nothing moved
     env.step(int(env.legal_actions()[0]))
+
+
+@pytest.mark.parametrize("on_illegal", ["raise", "timeout"])
+def test_seat_env_step_never_truncates_a_float_or_takes_the_first_of_an_array(on_illegal):
+    """As raw_env.step (the same function, actions.as_action_id): an int, a numpy integer or a
+    size-1 integer array; a float or a longer array is a TypeError, whatever on_illegal says."""
+    env = DouDizhuSeatEnv(seat=0, opponents=AlwaysPassBid(), on_illegal=on_illegal)
+    obs, info = env.reset(seed=0)
+    assert info["phase"] == 0 and env.action_masks()[BID_PASS]
+    history = list(env.game.history)
+    for bad in (BID_PASS + 0.9, float(BID_PASS), np.float32(BID_PASS), np.array([BID_PASS, 999999, -5]),
+                [BID_PASS], np.array([float(BID_PASS)]), "24640", None):
+        with pytest.raises(TypeError, match="integer"):
+            env.step(bad)
+        assert env.game.history == history and np.array_equal(env._obs(), obs)  # nothing moved
+    env.step(np.array([BID_PASS]))
+    assert env.game.history[len(history)] == (0, BID_PASS)
+
+
+def test_seat_env_rejects_render_modes_that_raw_env_rejects():
+    for mode in ("rgb_array", "human_", "ANSI"):
+        with pytest.raises(ValueError, match=repr(mode)):
+            DouDizhuSeatEnv(render_mode=mode)
+    for mode in ("ansi", "human", None):
+        assert DouDizhuSeatEnv(render_mode=mode).render_mode == mode
+
+
+def test_seat_env_seat_must_be_an_integer_seat():
+    for bad in (1.5, 1.0, -1, 3, "1"):
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            DouDizhuSeatEnv(seat=bad)
+    env = DouDizhuSeatEnv(seat=np.int64(2))
+    assert env.seat == 2 and type(env.seat) is int and env.agent == "player_2"
+
+
+def test_seat_env_rejected_reset_leaves_the_generators_unchanged():
+    env = DouDizhuSeatEnv(seat=0)
+    env.reset(seed=3)
+    before = (env.np_random.bit_generator.state, env.aec._rng.bit_generator.state, env.game, env.seat)
+    for options in ({"first_bidder": 7}, {"deal": {"hands": None, "bottom": "QKA"}}, "deal"):
+        with pytest.raises((TypeError, ValueError)):
+            env.reset(seed=4, options=options)
+        assert (env.np_random.bit_generator.state, env.aec._rng.bit_generator.state, env.game, env.seat) == before
 
 
 def test_seat_env_void_hand_is_an_episode_with_reward_zero():

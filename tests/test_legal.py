@@ -1,6 +1,8 @@
 """Legal move generation (R8, R11, R13-R16), single-hand and batched, against tests/bruteforce.py."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -566,3 +568,47 @@ def test_batched_paths_reject_mismatched_shapes():
         legal_ids_batch(h, np.zeros(3, dtype=np.int64))
     with pytest.raises(ValueError, match="shape"):
         legal_ids_batch(np.zeros((2, 14), np.int8), np.zeros(2, dtype=np.int64))
+
+
+# ---------------------------------------------------------------------------
+# input validation (issue 12)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [1.9, 1.0, np.float64(1.0), [1], np.array([1, 2]), {}])
+def test_last_move_ids_are_never_truncated(bad):
+    """legal_moves('34', 1.9) read move 1; legal_moves('3', [1]) was a bare TypeError."""
+    for fn in (legal_moves, legal_ids, legal_mask):
+        with pytest.raises(TypeError, match=r"last move is None, a card string or an integer move id, got .*" + re.escape(repr(bad))):
+            fn("34", bad)
+    assert legal_moves("34", np.int64(1)) == ["pass", "4"] and legal_moves("34", np.array([1])) == ["pass", "4"]
+
+
+def test_count_vector_hands_must_hold_whole_numbers():
+    hand = np.zeros(15)
+    hand[0] = 2.9  # was two 3s
+    with pytest.raises(ValueError, match="whole numbers, got 2.9"):
+        legal_moves(hand)
+    hand[0] = np.nan
+    with pytest.raises(ValueError, match="whole numbers, got nan"):
+        legal_mask(hand, "3")
+    hand[0] = 2.0
+    assert legal_moves(hand) == ["3", "33"]
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_batched_paths_reject_float_hands_and_last_moves(n):
+    """NaN hands were a bare IndexError; float last moves were truncated (1.9 -> move 1)."""
+    for hands in (np.full((n, 15), np.nan), np.zeros((n, 15)), np.zeros((n, 15), bool)):
+        with pytest.raises(TypeError, match=f"hands must be an integer array of card counts, got dtype {hands.dtype}"):
+            legal_ids_batch(hands, np.zeros(n, dtype=np.int64))
+        with pytest.raises(TypeError, match="integer array"):
+            legal_mask_batch(hands, np.zeros(n, dtype=np.int64))
+    h = np.tile(parse_cards("34"), (n, 1))
+    with pytest.raises(TypeError, match="last_moves must be integer move ids, got an array of dtype float64"):
+        legal_ids_batch(h, np.full(n, 1.9))
+    with pytest.raises(ValueError, match=r"last_moves must have shape \(B,\)"):
+        legal_ids_batch(h, np.zeros((n, 1), dtype=np.int64))
+    rows, ids = legal_ids_batch(h, np.ones(n, dtype=np.int64))
+    assert ids.tolist() == [0, 2] * n
+    rows, ids = legal_ids_batch(np.zeros((0, 15), np.int8), [])  # an empty batch is still fine
+    assert rows.size == ids.size == 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bruteforce as bf
+from ddz_env.actions import BID_2, BID_3, NUM_ACTIONS, action_from_string, action_to_string, as_action_id, bid_action
 from ddz_env.cards import RANKS, parse_cards, to_string
 from ddz_env.moves import (
     MOVE_COUNTS, MOVE_KICKERS, MOVE_LENGTH, MOVE_RANK, MOVE_STRINGS, MOVE_TYPE, NUM_MOVES, MoveInfo, MoveType,
@@ -512,3 +514,71 @@ def test_beats_rejects_non_moves():
         beats("34", "3")
     with pytest.raises(ValueError):
         beats("3", "34")
+
+
+# --------------------------------------------------------------------------- input validation (issue 12)
+def test_classify_rejects_fractional_and_nan_counts():
+    threes = np.zeros(15)
+    threes[0] = 2.9
+    with pytest.raises(ValueError, match="whole numbers, got 2.9"):
+        classify(threes)  # was a PAIR of threes
+    fours = np.zeros(15)
+    fours[1] = np.nan
+    with pytest.raises(ValueError, match="whole numbers, got nan"):
+        move_id(fours)
+    threes[0] = 2.0
+    assert classify(threes).type == MoveType.PAIR  # whole-number floats are still counts
+
+
+@pytest.mark.parametrize("bad", [-1, -NUM_MOVES, NUM_MOVES, 99999, np.int64(-2)])
+def test_beats_rejects_move_ids_out_of_range(bad):
+    """A negative id wrapped to the rocket (beats(-1, '3') was True); 99999 was a raw IndexError."""
+    with pytest.raises(ValueError, match=rf"move id {int(bad)} out of range \[0, {NUM_MOVES}\)"):
+        beats(bad, "3")
+    with pytest.raises(ValueError, match=rf"last move id {int(bad)} out of range"):
+        beats("4", bad)
+
+
+def test_beats_rejects_float_ids_and_still_takes_ids_strings_and_counts():
+    for bad in (1.5, 1.0, None):
+        with pytest.raises(TypeError, match="integer"):
+            beats(bad, "3")
+    with pytest.raises(TypeError, match="integer"):
+        beats("4", 1.5)
+    four, three = move_id("4"), move_id("3")
+    assert beats(four, three) and beats(np.int64(four), "3") and beats("4", None) and beats(parse_cards("4"), three)
+    assert not beats(three, four) and not beats(0, None) and beats(0, three)
+
+
+def test_move_to_string_never_truncates_a_float_id():
+    assert move_to_string(np.int64(1)) == "3" and move_to_string(np.array([1])) == "3"
+    for bad in (1.5, 1.0, "1", [1]):
+        with pytest.raises(TypeError, match=re.escape(repr(bad))):
+            move_to_string(bad)  # 1.5 was '3'
+    with pytest.raises(ValueError, match="out of range"):
+        move_to_string(-1)
+
+
+def test_action_ids_are_never_truncated():
+    """actions.action_to_string(2.5) was '4' (move 2); bid_action(1.0) returned a float."""
+    assert action_to_string(2) == "4" and action_to_string(np.int32(BID_2)) == "bid 2"
+    for bad in (2.5, 2.0, np.float64(BID_2), "2", None):
+        with pytest.raises(TypeError, match=re.escape(repr(bad))):
+            action_to_string(bad)
+    for bad in (-1, NUM_ACTIONS):
+        with pytest.raises(ValueError, match="out of range"):
+            action_to_string(bad)
+    assert bid_action(2) == BID_2 and bid_action(np.int64(3)) == BID_3 and type(bid_action(np.int64(3))) is int
+    for bad in (1.0, 1.5, "1", 4, -1):
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            bid_action(bad)
+    with pytest.raises(TypeError, match="string"):
+        action_from_string(5)
+
+
+def test_as_action_id_is_the_one_reader_of_action_ids():
+    assert as_action_id(5) == 5 and as_action_id(np.uint16(5)) == 5 and as_action_id(np.array(5)) == 5
+    assert as_action_id(np.array([[5]])) == 5 and type(as_action_id(np.array([5]))) is int
+    for bad in (5.0, np.float32(5), np.array([5, 6]), np.array([5.0]), np.array([], dtype=int), [5], "5", None):
+        with pytest.raises(TypeError, match="integer"):
+            as_action_id(bad)

@@ -16,8 +16,10 @@ does not redouble. Then the plays of ``PLAYS`` below. Relative seats: 0 self, 1 
 """
 from __future__ import annotations
 
-import numpy as np
+import re
 
+import numpy as np
+import pytest
 
 import ddz_env
 from ddz_env import Game, Phase
@@ -554,3 +556,13 @@ def test_encode_batched_equals_observe_game():
     for i in range(len(inputs)):
         np.testing.assert_array_equal(out[i], expected[i], err_msg=str(i))
     assert len(inputs) > 60
+
+
+# --------------------------------------------------------------------------- input validation (issue 12)
+def test_observe_game_rejects_seats_that_are_not_0_1_2():
+    """observe_game(g, -1) was seat 2's hand under seat -1's relative order."""
+    g = Game.from_deal(DEAL["hands"], DEAL["bottom"], DEAL["first_bidder"])
+    for bad in (-1, 3, 1.0, 1.5, "1", None):
+        with pytest.raises(ValueError, match=r"seat must be 0, 1 or 2, got " + re.escape(repr(bad))):
+            observe_game(g, bad)
+    np.testing.assert_array_equal(observe_game(g, np.int64(2)), observe_game(g, 2))

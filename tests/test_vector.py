@@ -9,6 +9,8 @@ springs and anti-springs (R18), bombs, with bidding and doubling on and off.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,7 @@ import ddz_env
 from ddz_env.actions import (
     BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE,
 )
-from ddz_env.cards import deal
+from ddz_env.cards import deal, parse_cards
 from ddz_env.game import Game, Phase
 from ddz_env.legal import legal_ids_batch
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, MoveType
@@ -585,3 +587,111 @@ def test_api_shapes_and_alias():
     first = vec.legal_actions(0)
     assert first[0] == BID_PASS and set(first[1:]) <= set(range(BID_1, BID_3 + 1))
     assert NO_DOUBLE < DOUBLE < NO_REDOUBLE < REDOUBLE
+
+
+# ---------------------------------------------------------------------------- input validation (issue 12)
+_DEAL = (["3333444455556666B", "77778888999TTTTJJ", "JJQQQQKKKKAAAA222"], "2R9")
+
+
+def _all_state(vec):
+    return _state(vec), [r.bit_generator.state for r in vec._rngs]
+
+
+def _assert_same(vec, snap):
+    before, rngs = snap
+    after = _state(vec)
+    for k in before:
+        np.testing.assert_array_equal(before[k], after[k], err_msg=k)
+    assert [r.bit_generator.state for r in vec._rngs] == rngs
+
+
+def test_step_requires_actions_of_shape_exactly_b():
+    vec = VectorDouDizhu(6, seed=0)
+    good = vec.random_actions(np.random.default_rng(0))
+    snap = _all_state(vec)
+    for bad in (good.reshape(2, 3), good.reshape(6, 1), good.reshape(1, 6), good[:1]):
+        with pytest.raises(ValueError, match=rf"shape \(6,\).*got shape {re.escape(str(bad.shape))}"):
+            vec.step(bad)
+        _assert_same(vec, snap)
+    vec.step(good)
+    one = VectorDouDizhu(1, seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        one.step(one.random_actions(np.random.default_rng(0))[0])  # a bare id is no (1,) batch
+    one.step(list(one.random_actions(np.random.default_rng(0))))  # a list of B ids is fine
+
+
+@pytest.mark.parametrize("method", ["legal_actions", "slot_seed", "deal_of"])
+def test_slot_indices_are_checked_not_wrapped(method):
+    vec = VectorDouDizhu(6, seed=0)
+    fn = getattr(vec, method)
+    for bad in (-1, -6, 6, 10 ** 9):
+        with pytest.raises(ValueError, match=rf"slot index {bad} out of range \[0, 6\)"):
+            fn(bad)
+    for bad in (1.0, 2.5, "1", None):
+        with pytest.raises(TypeError, match=re.escape(repr(bad))):
+            fn(bad)
+    fn(np.int64(5))  # numpy integers are slots
+
+
+def test_load_deal_checks_its_slot_and_changes_nothing_when_refused():
+    vec = VectorDouDizhu(3, seed=0)
+    snap = _all_state(vec)
+    hands, bottom = _DEAL
+    with pytest.raises(ValueError, match=r"load_deal: slot index -1 out of range \[0, 3\)"):
+        vec.load_deal(-1, hands, bottom)
+    with pytest.raises(ValueError, match="slot index 3"):
+        vec.load_deal(3, hands, bottom)
+    with pytest.raises(TypeError, match="1.7"):
+        vec.load_deal(1.7, hands, bottom)  # was slot 1
+    with pytest.raises(ValueError, match="first_bidder"):
+        vec.load_deal(0, hands, bottom, first_bidder=1.5)  # was seat 1
+    with pytest.raises(TypeError, match="hands must be a sequence of 3 hands.*None"):
+        vec.load_deal(0, None, bottom)
+    _assert_same(vec, snap)
+    vec.load_deal(np.int64(2), hands, bottom, first_bidder=np.int64(1))
+    assert vec.first_bidder[2] == 1 and vec.initial_hands[2, 0, 0] == 4
+
+
+def test_load_deals_never_truncates_float_slots_seats_or_counts():
+    vec = VectorDouDizhu(3, seed=0)
+    snap = _all_state(vec)
+    h = np.stack([parse_cards(x) for x in _DEAL[0]])[None]
+    bt = parse_cards(_DEAL[1])[None]
+    with pytest.raises(TypeError, match="slots must be integers"):
+        vec.load_deals([1.7], h, bt, [0])
+    with pytest.raises(TypeError, match="first_bidders must be integers"):
+        vec.load_deals([1], h, bt, [1.5])
+    frac = h.astype(np.float64)
+    frac[0, 0, 0] -= 0.5  # 3.5 threes and 4.5 fours: still 17 cards a hand
+    frac[0, 0, 1] += 0.5
+    with pytest.raises(ValueError, match="whole numbers.*3.5"):
+        vec.load_deals([1], frac, bt, [0])
+    with pytest.raises(ValueError, match="whole numbers.*nan"):
+        vec.load_deals([1], h, np.where(bt > 0, np.nan, 0.0), [0])
+    _assert_same(vec, snap)
+    vec.load_deals([1], h.astype(np.float64), bt, [0])  # whole-number floats are still counts
+    np.testing.assert_array_equal(vec.initial_hands[1], h[0])
+
+
+def test_observe_seat_and_constructor_sizes_are_never_truncated():
+    vec = VectorDouDizhu(3, seed=0)
+    with pytest.raises(TypeError, match="1.5"):
+        vec.observe(1.5)
+    with pytest.raises(TypeError):
+        vec.observe(np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        vec.observe(np.array([0, 1]))
+    np.testing.assert_array_equal(vec.observe(np.array([1, 1, 1])), vec.observe(1))
+    for bad in (2.5, 3.0, "3"):
+        with pytest.raises(TypeError, match="num_envs"):
+            VectorDouDizhu(bad)
+    assert VectorDouDizhu(np.int64(2)).num_envs == 2
+
+
+def test_expand_mask_refuses_float_indices():
+    with pytest.raises(TypeError, match="ids must be integers"):
+        expand_mask(np.array([0]), np.array([1.9]), 1)
+    with pytest.raises(TypeError, match="rows must be integers"):
+        expand_mask(np.array([0.5]), np.array([1]), 1)
+    assert expand_mask([], [], 2).sum() == 0
+    assert expand_mask([1], [7], 2)[1, 7] == 1
