@@ -1,0 +1,179 @@
+"""Play Dou Dizhu in the terminal against any agents.
+
+    python -m agents.play --vs rule                 # you in seat 0, the rule agent in seats 1 and 2
+    python -m agents.play --vs rule,pretrained --seat 2 --seed 7 --deals 3
+
+You see only your seat's information (your cards, the public history, cards left per seat,
+the bottom once revealed). Type cards in any order (``10`` or ``T`` for ten, lower case is
+fine; ``B``/``R`` are the black and red jokers), ``pass``, a bid ``1``/``2``/``3``,
+``double``/``no``, ``redouble``/``no``. Also: ``help`` (your legal moves), ``auto`` (R20's
+timeout action plays for you), ``quit``. A typo or an illegal move gets a message and a new
+prompt. Each hand's record (``ddz_env.record``) is saved to ``--save-dir``, finished or not.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Callable
+
+from ddz_env.actions import action_to_string
+from ddz_env.cards import RANKS
+from ddz_env.game import IllegalActionError
+from ddz_env.record import save
+
+from .match import Match
+
+_SHOW = {r: ("10" if r == "T" else r) for r in RANKS}
+
+
+def spaced(cards: str | None) -> str:
+    """``"3TTB"`` as ``"3 10 10 B"`` (what a person reads); ``"-"`` for none."""
+    return " ".join(_SHOW[c] for c in cards) if cards else "-"
+
+
+def render(view: dict, title: str = "") -> str:
+    """A seat's view as a few lines of text."""
+    me = view["seat"]
+    lines = [f"-- {title}phase {view['phase']} --"]
+    for s in range(3):
+        name = "you" if s == me else view["players"][s]
+        role = view["roles"][s] or ""
+        flags = []
+        if view["doubled"][s]:
+            flags.append("doubled")
+        if s == view["landlord"] and view["redoubled"]:
+            flags.append("redoubled")
+        if view["bids"][s] >= 0:
+            flags.append("passed" if view["bids"][s] == 0 else f"bid {view['bids'][s]}")
+        turn = "*" if s == view["to_act"] else " "
+        lines.append(f"{turn} seat {s} {name:<12} {role:<9} {view['cards_left'][s]:>2} cards  {' '.join(flags)}")
+        if s != me and view["hands"][s] is not None:
+            lines.append(f"      cards: {spaced(view['hands'][s])}")
+    if view["bottom"] is not None:
+        lines.append(f"  bottom: {spaced(view['bottom'])}   stake: bid {view['bid']}")
+    recent = view["history"][-6:]
+    if recent:
+        lines.append("  last: " + ", ".join(f"seat {h['seat']} {h['name']}" for h in recent))
+    if view["to_beat"] is not None:
+        lines.append(f"  to beat: {spaced(view['to_beat']['cards'])} (seat {view['to_beat']['seat']})")
+    elif view["phase"] == "PLAY" and view["your_turn"]:
+        lines.append("  you lead")
+    if me is not None and view["hands"][me] is not None:
+        lines.append(f"  your cards: {spaced(view['hands'][me])}")
+    if view["over"]:
+        r = view["result"]
+        if r["void"]:
+            lines.append("  void hand: everyone passed (R4), no score")
+        else:
+            extra = [k for k in ("spring", "anti_spring") if r[k]]
+            lines.append(f"  seat {r['winner']} went out; scores {r['scores']}  (bid {r['bid']}, bombs {r['bombs']}, "
+                         f"rockets {r['rockets']}{', ' + ', '.join(extra) if extra else ''})")
+    return "\n".join(lines)
+
+
+def _prompt(view: dict) -> str:
+    p = view["phase"]
+    return {"BID": "bid (1/2/3 or pass)> ", "DOUBLE": "double? (double/no)> ",
+            "REDOUBLE": "redouble? (redouble/no)> "}.get(p, "your move (cards or pass)> ")
+
+
+def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callable[[str], None],
+              title: str = "") -> bool:
+    """Play one hand with a person at ``seat``; ``False`` if the person quit or input ended."""
+    def show_agents(actions):
+        for s, a in actions:
+            write(f"  seat {s} ({match.names[s]}): {_public(match, s, a)}")
+
+    show_agents(match.advance())
+    while not match.game.is_over:
+        view = match.view(seat)
+        write(render(view, title))
+        while True:
+            try:
+                text = read(_prompt(view))
+            except EOFError:
+                write("input ended: the hand stops here")
+                return False
+            t = text.strip().lower()
+            if t in ("help", "?", "h"):
+                legal = view["legal"]
+                more = f" ... ({len(legal)} in all)" if len(legal) > 40 else ""
+                cards = view["phase"] == "PLAY"
+                write("  legal: " + ", ".join(spaced(x) if cards and x != "pass" else x for x in legal[:40]) + more)
+                continue
+            if t in ("quit", "exit", "q"):
+                write("you quit: the hand stops here")
+                return False
+            try:
+                a = match.game.default_action() if t == "auto" else text
+                done = match.play(seat, a)
+            except (ValueError, IllegalActionError) as e:
+                write(f"  {e}")
+                continue
+            write(f"  you: {action_to_string(done)}")
+            break
+        show_agents(match.advance())
+    write(render(match.view(seat), title))
+    return True
+
+
+def _public(match: Match, seat: int, action: int) -> str:
+    from .match import phase_of_action
+    if phase_of_action(action) == "DOUBLE" and not match.game.doubles_revealed:
+        return "chose (secret until both farmers have)"
+    return action_to_string(action)
+
+
+def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
+    ap = argparse.ArgumentParser(prog="ddz-play", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--vs", default="rule",
+                    help="the other seats' agents: one spec for both or two comma-separated (next seat first); "
+                         "names (random, rule, pretrained) or checkpoint paths (default: rule)")
+    ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="deal seed (deals are evaluate.py's deals of this seed)")
+    ap.add_argument("--deals", type=int, default=1, help="hands to play (default 1)")
+    ap.add_argument("--no-doubling", action="store_true", help="skip the doubling phases")
+    ap.add_argument("--save-dir", default="hands", help="folder for the hand records (default: hands/)")
+    args = ap.parse_args(argv)
+    if args.deals < 1:
+        ap.error("--deals must be at least 1")
+    from .loader import load
+
+    specs = [x.strip() for x in args.vs.split(",") if x.strip()]
+    if len(specs) == 1:
+        specs = specs * 2
+    if len(specs) != 2:
+        ap.error(f"--vs takes one agent or two comma-separated, got {args.vs!r}")
+    cache = {}
+    try:
+        for sp in specs:
+            if sp not in cache:
+                cache[sp] = load(sp)
+    except (ValueError, FileNotFoundError, TypeError) as e:
+        write(f"error: {e}")
+        return 2
+    others = [(args.seat + 1) % 3, (args.seat + 2) % 3]
+    agents: list = [None, None, None]
+    names = ["you", "you", "you"]
+    for s, sp in zip(others, specs):
+        agents[s], names[s] = cache[sp], sp
+    os.makedirs(args.save_dir, exist_ok=True)
+    totals = [0, 0, 0]
+    for i in range(args.deals):
+        match = Match.deal(agents, names, seed=args.seed, index=i, doubling=not args.no_doubling)
+        write(f"\n=== hand {i + 1} of {args.deals} (seed {args.seed}, deal {i}); you are seat {args.seat} ===")
+        finished = play_hand(match, args.seat, read, write, title=f"hand {i + 1} · ")
+        path = os.path.join(args.save_dir, f"hand-seed{args.seed}-deal{i}-seat{args.seat}.json")
+        save(match.record({"human_seat": args.seat}), path)
+        write(f"record saved: {path}")
+        if not finished:
+            return 0
+        totals = [t + int(x) for t, x in zip(totals, match.game.scores)]
+        write(f"your total after {i + 1} hand(s): {totals[args.seat]:+d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

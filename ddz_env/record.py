@@ -1,0 +1,172 @@
+"""Hand records: one hand as a versioned JSON document, and the exact :class:`Game` rebuilt from it.
+
+A record holds what is needed to replay the hand and what a reader wants to see at a glance::
+
+    {
+      "format": "ddz-hand", "version": 1,
+      "deal": {"hands": ["33456...", "...", "..."], "bottom": "7JR",      # 17/17/17 + 3, card strings
+               "first_bidder": 2, "landlord": null, "doubling": true},   # landlord: set when bidding is off
+      "players": ["pretrained", "rule", "rule"],                          # who sat where (optional)
+      "actions": [{"seat": 2, "phase": "BID", "action": 24643, "name": "bid 3"}, ...],
+      "result": {"over": true, "void": false, "winner": 0, "landlord": 2, "scores": [-6, -6, 12],
+                 "bid": 3, "doubled": [false, true, false], "redoubled": false, "bombs": 0,
+                 "rockets": 0, "spring": false, "anti_spring": false, "exponents": [1, 1, 0]},
+      "meta": {...}                                                       # free-form (seed, deal index)
+    }
+
+``actions`` lists every action in order with its seat and phase; ``action`` is the id of
+``actions.py`` and ``name`` its :func:`~ddz_env.actions.action_to_string` (the id decides, the name
+is for people). ``result`` is the R19 breakdown: ``exponents[i]`` is farmer ``i``'s exponent
+``n_i`` (bombs + rockets + spring + anti-spring + own double + double x redouble), the landlord's
+entry holds the common part only. A record of an unfinished hand has ``"over": false``.
+
+:func:`replay` rebuilds the :class:`Game` by stepping every action (each is checked legal) and
+checks the stored result against the one the rules give; :func:`positions` yields the game after
+each action, for viewers. Only the core is needed: no PettingZoo, no torch.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterator, Sequence
+
+from .actions import action_to_string
+from .cards import _to_string
+from .game import Game, IllegalActionError
+from .scoring import multiplier_exponents
+
+FORMAT = "ddz-hand"
+VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record that is malformed, of another format or version, or does not replay."""
+
+
+def _result(game: Game) -> dict[str, Any]:
+    over = game.is_over
+    doubled = game.doubled()  # the landlord's entry is False: it never doubles (R5)
+    exps = multiplier_exponents(doubled, game.redoubled, game.bombs, game.rockets, game.spring, game.anti_spring)
+    return {
+        "over": bool(over), "void": bool(game.void), "winner": int(game.winner), "landlord": int(game.landlord),
+        "scores": [int(x) for x in game.scores], "bid": int(game.bid),
+        "doubled": [bool(x) for x in doubled], "redoubled": bool(game.redoubled),
+        "bombs": int(game.bombs), "rockets": int(game.rockets),
+        "spring": bool(game.spring), "anti_spring": bool(game.anti_spring),
+        "exponents": [int(x) for x in exps],
+    }
+
+
+def _fixed_landlord(game: Game) -> int | None:
+    """The seat made landlord without bidding (``Game(landlord=...)``), else None."""
+    return int(game.landlord) if game.landlord >= 0 and (game.bids < 0).all() else None
+
+
+def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | None = None) -> dict[str, Any]:
+    """The record of ``game`` as it stands (finished or not); ``players`` names who sat in seats 0..2."""
+    if players is not None:
+        players = [str(p) for p in players]
+        if len(players) != 3:
+            raise ValueError(f"players names the 3 seats, got {len(players)}: {players!r}")
+    g = Game(game.initial_hands, game.bottom, game.first_bidder, landlord=_fixed_landlord(game),
+             doubling=game.doubling)
+    actions = []
+    for seat, a in game.history:
+        actions.append({"seat": int(seat), "phase": g.phase.name, "action": int(a), "name": action_to_string(a)})
+        g.step(a)
+    rec = {
+        "format": FORMAT, "version": VERSION,
+        "deal": {"hands": [_to_string(h) for h in game.initial_hands], "bottom": _to_string(game.bottom),
+                 "first_bidder": int(game.first_bidder), "landlord": _fixed_landlord(game),
+                 "doubling": bool(game.doubling)},
+        "players": players,
+        "actions": actions,
+        "result": _result(game),
+        "meta": dict(meta or {}),
+    }
+    return rec
+
+
+def _check(record: Any) -> dict:
+    if not isinstance(record, dict):
+        raise RecordError(f"a hand record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"not a hand record: format {record.get('format')!r}, expected {FORMAT!r}")
+    if record.get("version") != VERSION:
+        raise RecordError(f"hand record version {record.get('version')!r} is not supported (this is version {VERSION})")
+    for key in ("deal", "actions"):
+        if key not in record:
+            raise RecordError(f"hand record has no {key!r}")
+    deal = record["deal"]
+    if not isinstance(deal, dict) or not {"hands", "bottom", "first_bidder"} <= set(deal):
+        raise RecordError("record 'deal' needs 'hands', 'bottom' and 'first_bidder'")
+    if not isinstance(record["actions"], list):
+        raise RecordError("record 'actions' must be a list")
+    return record
+
+
+def _start(record: dict) -> Game:
+    deal = record["deal"]
+    try:
+        return Game(deal["hands"], deal["bottom"], deal["first_bidder"], landlord=deal.get("landlord"),
+                    doubling=bool(deal.get("doubling", True)))
+    except (TypeError, ValueError) as e:
+        raise RecordError(f"record 'deal' is not a valid deal: {e}") from None
+
+
+def positions(record: dict) -> Iterator[Game]:
+    """The game before any action, then after each action (copies; each action checked legal)."""
+    _check(record)
+    game = _start(record)
+    yield game.copy()
+    for k, item in enumerate(record["actions"]):
+        if not isinstance(item, dict) or "action" not in item:
+            raise RecordError(f"action #{k} of the record is not an object with an 'action' id: {item!r}")
+        seat = item.get("seat")
+        try:
+            game.step(item["action"], seat=seat)
+        except IllegalActionError as e:
+            raise RecordError(f"action #{k} ({item.get('name', item['action'])!r}) does not replay: {e}") from None
+        yield game.copy()
+
+
+def replay(record: dict, check_result: bool = True) -> Game:
+    """The :class:`Game` after every action of ``record``; with ``check_result`` the stored
+    ``result`` (when present) must equal the one the rules give (``RecordError`` otherwise)."""
+    _check(record)
+    game = _start(record)
+    for k, item in enumerate(record["actions"]):
+        if not isinstance(item, dict) or "action" not in item:
+            raise RecordError(f"action #{k} of the record is not an object with an 'action' id: {item!r}")
+        try:
+            game.step(item["action"], seat=item.get("seat"))
+        except IllegalActionError as e:
+            raise RecordError(f"action #{k} ({item.get('name', item['action'])!r}) does not replay: {e}") from None
+    if check_result and record.get("result") is not None:
+        want, got = record["result"], _result(game)
+        diff = [k for k in got if k in want and want[k] != got[k]]
+        if diff:
+            k = diff[0]
+            raise RecordError(f"record result {k!r} is {want[k]!r} but the replayed hand gives {got[k]!r}")
+    return game
+
+
+def save(record: dict, path: str | os.PathLike) -> None:
+    """Write ``record`` as JSON (checked first: nothing is written for a malformed record)."""
+    _check(record)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+
+
+def load(path: str | os.PathLike) -> dict:
+    """Read a record written by :func:`save`; ``RecordError`` for anything that is not one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{os.fspath(path)} is not JSON: {e}") from None
+    return _check(record)
+
+
+__all__ = ["FORMAT", "VERSION", "RecordError", "record_of", "replay", "positions", "save", "load"]
