@@ -34,12 +34,13 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(RBIN)/$(PIP_C) -e ".[dev,rllib]"
 	touch $@
 
-# the main job on a small default: a short DMC training run (configs/smoke.yaml, about a minute
-# on CPU), then its checkpoint against the random and the rule agent in duplicate deals
+# the main job on a small default: a short DMC training run (the shipped config "smoke",
+# agents/dmc/configs/smoke.yaml, about a minute on CPU), then its checkpoint (the run folder)
+# against the random and the rule agent in duplicate deals
 demo: setup
-	$(BIN)/python train.py --config configs/smoke.yaml --run-dir runs/demo --no-progress
-	$(BIN)/python evaluate.py --a runs/demo/checkpoint.pt --b random --deals 100 --seed 0
-	$(BIN)/python evaluate.py --a runs/demo/checkpoint.pt --b rule --deals 100 --seed 0
+	$(BIN)/python train.py --config smoke --run-dir runs/demo --no-progress
+	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0
+	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0
 
 # deal and print three seeded hands of random play
 play: setup

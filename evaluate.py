@@ -1,149 +1,15 @@
-"""Head-to-head evaluation of two agents on the same seeded deals.
-
-    python evaluate.py --a rule --b random --deals 2000 --seed 0 [--workers 4] [--out results.json]
-    python evaluate.py --a rule --b random --deals 2000 --mode fixed-landlord
-
-An agent is ``random``, ``rule`` or the path of a checkpoint. Duplicate mode (default)
-plays every deal under the six seatings AAB ABA BAA BBA BAB ABB, with bidding and
-doubling; fixed-landlord mode (bidding and doubling off) plays A as landlord against B,
-then the sides swapped, as DouZero and RLCard do. Prints a summary table; ``--out``
-writes every figure as JSON. The same seed and agents give the same numbers with any
-``--workers``. The function behind it: ``from agents import evaluate``.
-
-Score per hand of an agent: the sum of the rulebook scores of the seats it holds in a
-hand, averaged over all hands; B's is minus A's. Its 95% interval treats each deal's
-mean over its seatings as one sample (normal approximation over deals).
-"""
+"""Head-to-head evaluation: ``python evaluate.py --a rule --b random`` (the program is
+``agents.cli.evaluate``, installed as ``ddz-evaluate``; ``--help`` lists the options)."""
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agents.arena import AgentError  # noqa: E402
-from agents.evaluation import MODES, evaluate  # noqa: E402
+from agents.cli.evaluate import format_table, main  # noqa: E402
 
-
-def _pct(x) -> str:
-    return "   -  " if x is None else f"{100 * x:5.1f}%"
-
-
-def _num(x, fmt: str = "+.3f") -> str:
-    return "-" if x is None else format(x, fmt)
-
-
-def format_table(res: dict) -> str:
-    """The summary table printed on stdout."""
-    cfg = res["config"]
-    lines = [f"{cfg['a']} (A) vs {cfg['b']} (B): {res['deals']} deals, {res['hands']} hands, mode {cfg['mode']}, "
-             f"seed {cfg['seed']}"]
-    head = f"{'':<24}{'A':>26}{'B':>26}"
-    lines.append(head)
-    lines.append("-" * len(head))
-
-    def row(name, fn):
-        lines.append(f"{name:<24}{fn(res['A']):>26}{fn(res['B']):>26}")
-
-    def score(x):
-        lo, hi = x["score_ci95"]
-        if lo is None:
-            return _num(x["mean_score"])
-        return f"{x['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-
-    row("score/hand [95% CI]", score)
-    if cfg["mode"] == "fixed-landlord":
-        row("WP as landlord", lambda x: _pct(x["landlord"]["WP"]))
-        row("WP as farmers", lambda x: _pct(x["farmer"]["WP"]))
-        row("WP (mean of the two)", lambda x: _pct(x["overall"]["WP"]))
-        row("ADP as landlord", lambda x: _num(x["landlord"]["ADP"]))
-        row("ADP as farmers", lambda x: _num(x["farmer"]["ADP"]))
-        row("ADP (mean of the two)", lambda x: _num(x["overall"]["ADP"]))
-    else:
-        row("landlord share", lambda x: _pct(x["landlord_share"]))
-        row("landlord bid 1/2/3", lambda x: "/".join("-" if x["landlord_bids"][b] is None
-                                                     else f"{100 * x['landlord_bids'][b]:.0f}%" for b in "123"))
-        row("win rate as landlord", lambda x: _pct(x["win_rate_landlord"]))
-        row("win rate as farmer", lambda x: _pct(x["win_rate_farmer"]))
-        row("  vs other as landlord", lambda x: _pct(x["win_rate_landlord_h2h"]))
-        row("  vs other as farmers", lambda x: _pct(x["win_rate_farmer_h2h"]))
-        row("score as landlord", lambda x: _num(x["mean_score_as_landlord"]))
-        row("score as farmer", lambda x: _num(x["mean_score_as_farmer"]))
-        row("bid pass rate", lambda x: _pct(x["bids"]["pass"]))
-        row("double rate (farmer)", lambda x: _pct(x["double_rate"]))
-        row("redouble rate", lambda x: _pct(x["redouble_rate"]))
-    row("bombs per hand", lambda x: _num(x["bombs_per_hand"], ".3f"))
-    lines.append("-" * len(head))
-    lines.append(f"void hands {_pct(res['void_rate']).strip()}   spring {_pct(res['spring_rate']).strip()}   "
-                 f"anti-spring {_pct(res['anti_spring_rate']).strip()}")
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("--a", required=True, help="agent A: random, rule or a checkpoint path")
-    p.add_argument("--b", required=True, help="agent B: random, rule or a checkpoint path")
-    p.add_argument("--deals", type=int, default=2000, help="number of seeded deals (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
-    p.add_argument("--mode", choices=MODES, default="duplicate", help="duplicate (default) or fixed-landlord")
-    p.add_argument("--workers", type=int, default=1, help="parallel processes (same numbers as one)")
-    p.add_argument("--no-doubling", action="store_true", help="duplicate mode without the doubling phases")
-    p.add_argument("--out", help="write every figure to this JSON file")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    a = p.parse_args(argv)
-    if a.deals < 1:
-        p.error(f"--deals must be at least 1, got {a.deals}")
-    if a.workers < 1:
-        p.error(f"--workers must be at least 1, got {a.workers}")
-    if a.seed < 0:
-        p.error(f"--seed must be non-negative, got {a.seed}")
-    if a.out:  # check where the results go before the evaluation, not after it
-        out_dir = os.path.dirname(os.path.abspath(a.out))
-        if os.path.isdir(a.out):
-            p.error(f"--out {a.out!r} is a directory; give a file path")
-        if not os.path.isdir(out_dir):
-            p.error(f"--out {a.out!r}: folder {out_dir!r} does not exist")
-        if not os.access(out_dir, os.W_OK):
-            p.error(f"--out {a.out!r}: folder {out_dir!r} is not writable")
-    t0 = time.perf_counter()
-    try:
-        res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
-                       doubling=not a.no_doubling, progress=not a.no_progress and sys.stderr.isatty())
-    except AgentError as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        partial = getattr(e, "partial", None)
-        if partial is not None:
-            print(f"before the error, {partial['deals']} deals were played in every seating:", file=sys.stderr)
-            print(format_table(partial), file=sys.stderr)
-        if a.out:
-            _write_json(a.out, {"error": str(e), "completed_hands": int(len(e.records)), "partial": partial})
-            print(f"wrote {a.out} (the error and the partial results)", file=sys.stderr)
-        return 1
-    except (ValueError, FileNotFoundError, TypeError) as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        return 2
-    dt = time.perf_counter() - t0
-    res["elapsed_s"] = round(dt, 3)
-    res["command"] = "python evaluate.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    print(format_table(res))
-    print(f"{res['hands']} hands in {dt:.1f} s ({res['hands'] / dt:,.0f} hands/s, {a.workers} worker(s))")
-    if a.out:
-        _write_json(a.out, res)
-        print(f"wrote {a.out}")
-    return 0
-
-
-def _write_json(path: str, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file (a failed write leaves no half file)."""
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
-
+__all__ = ["main", "format_table"]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python evaluate.py"))

@@ -1,4 +1,4 @@
-"""``load("random" | "rule" | path)``: an agent by name, or from a checkpoint file.
+"""``load("random" | "rule" | path)``: an agent by name, or from a checkpoint file or run folder.
 
 A checkpoint is a file ``torch.save`` wrote, holding a dict with at least
 ``"agent"``: the registered name of the agent kind that reads it. Other keys belong
@@ -90,8 +90,13 @@ register("pretrained", _pretrained)
 register_lazy("dmc", "agents.dmc.agent:DMCAgent.from_checkpoint")  # the trained DMC agent (needs torch)
 
 
+#: the checkpoint of a run folder (``load("runs/demo")`` reads ``runs/demo/checkpoint.pt``)
+RUN_CHECKPOINT = "checkpoint.pt"
+
+
 def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
-    """An agent from a registered name (``kwargs`` go to its constructor) or a checkpoint path.
+    """An agent from a registered name (``kwargs`` go to its constructor), a checkpoint path, or
+    a run folder (the folder holding ``checkpoint.pt``, as ``train.py --resume`` takes it).
 
     Raises ``ValueError`` for a bare word that is no registered name (``"rul"``),
     ``FileNotFoundError`` for a path with no file there, and ``ValueError`` for a file that
@@ -102,9 +107,13 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     if not isinstance(spec, (str, os.PathLike)):
         raise TypeError(f"an agent spec is a name or a checkpoint path, got {type(spec).__name__}: {spec!r}")
     path = os.fspath(spec)
+    if os.path.isdir(path):  # a run folder (as train.py --resume takes it): its checkpoint.pt
+        inner = os.path.join(path, RUN_CHECKPOINT)
+        if not os.path.isfile(inner):
+            raise FileNotFoundError(f"checkpoint {path!r} is a directory without {RUN_CHECKPOINT} (a run folder "
+                                    f"holds one; else give a checkpoint file)")
+        path = inner
     if not os.path.isfile(path):
-        if os.path.isdir(path):
-            raise FileNotFoundError(f"checkpoint {path!r} is a directory, not a checkpoint file")
         if _looks_like_name(path):
             raise ValueError(f"unknown agent {path!r}: the registered agents are {', '.join(registered())}; "
                              f"anything else must be the path of an existing checkpoint file")

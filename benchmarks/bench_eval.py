@@ -8,7 +8,7 @@ call) for DMC vs DMC, DMC vs rule and rule vs random, and, as the baseline of th
 run, ``ddz_env.env()`` playing uniform-random legal actions with ``last()`` every step
 (``bench_env.py``'s loop). All figures are CPU seconds of this process with one torch
 thread, so other load on the machine counts less. The DMC agent is ``--checkpoint``, or
-an untrained network of ``configs/default.yaml``'s shape (the same cost per decision).
+an untrained network of the ``default`` config's shape (the same cost per decision).
 Also timed: DMC vs DMC one decision at a time through the AEC env (``act(observation)``,
 the path evaluation took before it was batched), and the rule agent's time per decision.
 """
@@ -55,7 +55,7 @@ def dmc_agent(checkpoint: str | None):
     if checkpoint:
         return DMCAgent.from_checkpoint(checkpoint)
     torch.manual_seed(0)
-    cfg = load_config(os.path.join(os.path.dirname(__file__), "..", "configs", "default.yaml"))
+    cfg = load_config("default")
     return DMCAgent(DMCModel(**cfg.model_kwargs()))
 
 

@@ -7,7 +7,7 @@ the rate is taken between the first and the last CSV log line, so process start-
 the first batches do not count. The CPU-time columns estimate the rate on 2 dedicated cores
 when other jobs share the machine. DouZero's own trainer does about 650 frames/s on this
 2-core machine (2 CPU actors plus a CPU learner) with its network (LSTM 128 over the
-history + a 6 x 512 MLP); ``configs/douzero.yaml`` is that network size.
+history + a 6 x 512 MLP); the ``douzero`` config is that network size.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def measure(spec: str, duration: float, overrides: list[str]) -> dict:
     from agents.dmc.config import load_config
     from agents.dmc.trainer import make_model, train
 
-    cfg = load_config(ROOT / "configs" / f"{name}.yaml",
+    cfg = load_config(name,
                       [f"max_seconds={duration}", f"log_every={max(duration / 8, 1.0)}",
                        "total_frames=10000000000", "checkpoint_every=10000000000"] + overrides)
     params = sum(p.numel() for p in make_model(cfg).parameters())

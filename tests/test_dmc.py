@@ -18,7 +18,7 @@ from ddz_env.actions import BID_3, DOUBLE
 from ddz_env.game import Phase
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "configs" / "smoke.yaml"
+SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
         "log_every": 0.01}
 
@@ -30,7 +30,7 @@ def tiny(**kw) -> TrainConfig:
 # ---------------------------------------------------------------------------------------------- config
 def test_shipped_configs_are_valid():
     for name in ("smoke", "default", "douzero", "gpu"):
-        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        cfg = load_config(name)
         assert cfg.name == name
 
 

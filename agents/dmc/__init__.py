@@ -1,4 +1,5 @@
-"""DouZero-style Deep Monte-Carlo agent and trainer (see ``train.py`` and ``configs/``)."""
+"""DouZero-style Deep Monte-Carlo agent and trainer (``ddz-train``: ``agents.cli.train``;
+the shipped configs: ``agents/dmc/configs/``)."""
 from .agent import DMCAgent
 from .config import TrainConfig, load_config
 from .model import DMCModel

@@ -18,54 +18,59 @@ NET_NAMES = ("landlord", "farmer_down", "farmer_up", "bidding")
 POSITIONS = ("landlord", "farmer_down", "farmer_up")
 
 
+def _key(default: Any, help: str, section: str | None = None) -> Any:
+    """A config field: its default and its one-line meaning (``--help`` and README read it here)."""
+    meta = {"help": help}
+    if section:
+        meta["section"] = section
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
 @dataclass
 class TrainConfig:
-    # --- run
-    name: str = "dmc"
-    seed: int = 0
-    device: str = "cpu"  # "cpu", "cuda", "cuda:1": learner and actor inference
-    torch_threads: int = 1  # intra-op threads of each process (learner and every actor)
-    # --- environment (the rulebook game by default)
-    bidding: bool = True  # False: fixed landlord at bid 1 (DouZero setting)
-    doubling: bool = True
-    # --- actors
-    num_actors: int = 1  # actor processes; 0: act inline in the learner process (deterministic)
-    num_envs: int = 64  # tables per actor (one VectorDouDizhu), one forward pass serves them all
-    epsilon: float = 0.01  # epsilon-greedy exploration while acting (play phase)
-    bid_epsilon: float = 0.1  # exploration of the bid / double / redouble decisions (they are few, and a
-    #                           greedy "all pass" start would void every hand and starve the play networks)
-    opponents: list[str] = field(default_factory=list)  # fixed opponents mixed into self-play (agents.load specs)
-    opponent_share: float = 0.0  # share of the hands in which one of them holds the B seats of a duplicate seating
-    learn_from_opponents: bool = True  # the opponents' decisions are training samples too
-    num_buffers: int = 16  # shared-memory batches in flight (actor mode)
-    sync_every: int = 1  # actors refresh their weights from the learner every this many batches they send
-    # --- learner
-    total_frames: int = 1_000_000  # decisions produced by the actors
-    max_seconds: float = 0.0  # > 0: also stop after this many seconds of this session (benchmarks)
-    batch_size: int = 1024  # transitions per update
-    optimizer: str = "adam"  # "adam" or "rmsprop" (DouZero: rmsprop, lr 1e-4, alpha 0.99, eps 1e-5)
-    lr: float = 3e-4
-    rmsprop_alpha: float = 0.99
-    optim_eps: float = 1e-5
-    max_grad_norm: float = 40.0
-    # --- targets: the Monte-Carlo return of the hand, from the acting seat's view (its own R19 score)
-    target: str = "scale"  # "scale": score / score_scale; "sign": sign(score) (win/loss); "none": raw score
-    score_scale: float = 8.0
-    # --- network
-    state_layers: list[int] = field(default_factory=lambda: [512, 256])  # state encoder (once per decision)
-    head_layers: list[int] = field(default_factory=lambda: [256, 128])  # Q head over (state, action), per candidate
-    history_lstm: int = 0  # > 0: an LSTM of this width over the 15 history planes, 3 plays a step (DouZero: 128)
-    action_features: str = "move"  # "move": the move's cards and type; "hand_after": + the hand it leaves
-    precision: str = "fp32"  # "bf16": autocast matmuls to bfloat16 (acting and learning; weights stay fp32)
-    # --- evaluation during training (a separate process; rows in eval.csv, the curve on learning_curve.png)
-    eval_every: int = 0  # frames between evaluations of the learner's weights; 0: none
-    eval_deals: int = 200  # seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)
-    eval_seed: int = 10_000  # the evaluation deals' seed (fixed for the whole run)
-    eval_opponents: list[str] = field(default_factory=lambda: ["rule", "random"])  # agents.load specs
-    # --- bookkeeping
-    log_every: float = 10.0  # seconds between CSV / log lines
-    checkpoint_every: int = 200_000  # frames between checkpoints (and one at the end)
-    keep_checkpoints: bool = False  # keep every checkpoint (else only the latest, plus the final one)
+    """Every training setting. Each field's ``metadata["help"]`` is its one-line meaning
+    (``--help`` lists them); ``metadata["section"]`` starts a group."""
+
+    name: str = _key("dmc", "run name: the run folder is runs/<name>-<YYYYmmdd-HHMMSS>", "run")
+    seed: int = _key(0, "seed of the deals, the exploration and the initial weights")
+    device: str = _key("cpu", '"cpu", "cuda" or "cuda:N": learner and actor inference')
+    torch_threads: int = _key(1, "intra-op threads of each process (learner and every actor)")
+    bidding: bool = _key(True, "false: fixed landlord at bid 1 (the DouZero setting)", "environment")
+    doubling: bool = _key(True, "the doubling and redouble phases (R5)")
+    num_actors: int = _key(1, "actor processes; 0: act inline in the learner process (deterministic)", "actors")
+    num_envs: int = _key(64, "tables per actor (one VectorDouDizhu); one forward pass serves them all")
+    epsilon: float = _key(0.01, "epsilon-greedy exploration while acting (play phase)")
+    bid_epsilon: float = _key(0.1, "exploration of bid / double / redouble (a greedy all-pass start voids every hand)")
+    opponents: list[str] = _key([], "fixed opponents mixed into self-play (agents.load specs)")
+    opponent_share: float = _key(0.0, "share of the hands in which one of them holds the B seats of a duplicate seating")
+    learn_from_opponents: bool = _key(True, "the opponents' decisions are training samples too")
+    num_buffers: int = _key(16, "shared-memory batches in flight (actor processes)")
+    sync_every: int = _key(1, "actors refresh their weights from the learner every this many batches they send")
+    total_frames: int = _key(1_000_000, "stop after this many decisions produced by the actors", "learner")
+    max_seconds: float = _key(0.0, "> 0: also stop after this many seconds of this session (benchmarks)")
+    batch_size: int = _key(1024, "transitions per update")
+    optimizer: str = _key("adam", '"adam" or "rmsprop" (DouZero: rmsprop, lr 1e-4, alpha 0.99, eps 1e-5)')
+    lr: float = _key(3e-4, "learning rate")
+    rmsprop_alpha: float = _key(0.99, "RMSprop smoothing constant")
+    optim_eps: float = _key(1e-5, "epsilon of the optimizer's denominator")
+    max_grad_norm: float = _key(40.0, "gradient norm clip")
+    target: str = _key("scale", 'Monte-Carlo target of the seat\'s R19 score: "scale" (score / score_scale), '
+                       '"sign" (win/loss) or "none" (raw)', "targets")
+    score_scale: float = _key(8.0, 'divisor of the score with target "scale"')
+    state_layers: list[int] = _key([512, 256], "state encoder widths (run once per decision)", "network")
+    head_layers: list[int] = _key([256, 128], "Q head widths over (state, action), run per candidate")
+    history_lstm: int = _key(0, "> 0: an LSTM of this width over the 15 history planes (DouZero: 128)")
+    action_features: str = _key("move", '"move": the move\'s cards and type; "hand_after": + the hand it leaves')
+    precision: str = _key("fp32", '"bf16": autocast matmuls to bfloat16 (weights stay fp32)')
+    eval_every: int = _key(0, "frames between evaluations of the learner's weights (eval.csv); 0: none", "evaluation")
+    eval_deals: int = _key(200, "seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)")
+    eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
+    eval_opponents: list[str] = _key(["rule", "random"], "evaluation opponents (agents.load specs)")
+    log_every: float = _key(10.0, "seconds between log.csv rows and log lines", "bookkeeping")
+    checkpoint_every: int = _key(200_000, "frames between checkpoints (and one at the end)")
+    keep_checkpoints: bool = _key(False, "keep every checkpoint (else only the latest, plus the final one)")
 
     # ------------------------------------------------------------------ validation
     def validate(self) -> "TrainConfig":
@@ -225,18 +230,74 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
     return TrainConfig(**values).validate()
 
 
-def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
-    """The config of a YAML file (None: the defaults) with ``overrides`` applied.
+#: the configs shipped with the package (``--config default`` reads ``CONFIG_DIR / "default.yaml"``)
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
-    ``FileNotFoundError`` for a missing file, ``ValueError`` for a directory, a YAML syntax
-    error, or a bad key or value (naming it)."""
+
+def available_configs() -> list[str]:
+    """The names of the shipped configs, sorted (``--config NAME``)."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+
+
+def _is_name(spec: str) -> bool:
+    """A bare word (no folder, no extension): a shipped config's name rather than a file."""
+    return not any(c in spec for c in "/\\") and not spec.lower().endswith((".yaml", ".yml"))
+
+
+def config_path(spec: str | Path) -> Path:
+    """The YAML file of ``spec``: a shipped config's name (``"default"``) or a file path.
+
+    ``ValueError`` for an unknown name or a directory, ``FileNotFoundError`` for a missing
+    file; both list the shipped names."""
+    names = available_configs()
+    shipped = f"the shipped configs are {', '.join(names)}"
+    text = str(spec)
+    if isinstance(spec, str) and _is_name(text):
+        if text in names:
+            return CONFIG_DIR / f"{text}.yaml"
+        if not Path(text).exists():
+            raise ValueError(f"unknown config {text!r}: {shipped} (or give the path of a YAML file)")
+    p = Path(spec)
+    if p.is_dir():
+        raise ValueError(f"config {text!r} is a directory, not a YAML file")
+    if not p.is_file():
+        raise FileNotFoundError(f"config file {text!r} not found ({shipped}: --config NAME)")
+    return p
+
+
+def _show(value: Any) -> str:
+    """A default as it is written in YAML / ``--set``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+def config_help() -> str:
+    """Every config key with its default and its meaning, grouped (``train.py --help``)."""
+    fields = dataclasses.fields(TrainConfig)
+    wk = max(len(f.name) for f in fields)
+    defaults = TrainConfig().to_dict()
+    wd = max(len(_show(defaults[f.name])) for f in fields)
+    lines = ["config keys (set in the YAML file or with --set KEY=VALUE; the defaults below apply to keys a "
+             "config leaves out):"]
+    for f in fields:
+        if "section" in f.metadata:
+            lines.append(f"  {f.metadata['section']}:")
+        lines.append(f"    {f.name:<{wk}}  {_show(defaults[f.name]):<{wd}}  {f.metadata['help']}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
+    """The config of a shipped name (``"default"``) or a YAML file (None: the defaults), with
+    ``overrides`` applied.
+
+    ``FileNotFoundError`` for a missing file, ``ValueError`` for an unknown name, a directory,
+    a YAML syntax error, or a bad key or value (naming it)."""
     data: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        if p.is_dir():
-            raise ValueError(f"config {str(p)!r} is a directory, not a YAML file")
-        if not p.is_file():
-            raise FileNotFoundError(f"config file {str(p)!r} not found")
+        p = config_path(path)
         try:
             data = yaml.safe_load(p.read_text()) or {}
         except yaml.YAMLError as e:
@@ -269,5 +330,5 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
 
-__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "config_from_dict", "load_config",
-           "resume_config", "save_config"]
+__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",
+           "config_help", "config_from_dict", "load_config", "resume_config", "save_config"]

@@ -1,0 +1,78 @@
+"""Train the DMC (DouZero-style Deep Monte-Carlo) agent.
+
+    ddz-train --config default [--set key=value ...] [--run-dir DIR]
+    ddz-train --config my.yaml
+    ddz-train --resume runs/<name>-<time>/ [--set total_frames=...]
+
+(``python train.py`` in a clone, or ``python -m agents.cli.train``, are the same program.)
+``--config`` takes a shipped config's name (listed by ``--help``) or a YAML file's path. A
+run folder ``runs/<name>-<YYYYmmdd-HHMMSS>/`` gets ``config.yaml``, ``log.csv`` (frames,
+fps, loss per network, mean score per position), ``checkpoint.pt`` (loadable with
+``torch.load(path, weights_only=True)`` and ``agents.load(run folder or checkpoint)``) and
+``learning_curve.png`` at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from agents.dmc.config import available_configs, config_help, load_config, resume_config
+
+
+def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, epilog=config_help(),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", metavar="NAME_OR_PATH",
+                    help=f"a shipped config ({', '.join(available_configs())}) or a YAML file")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key (repeatable; the keys are listed below)")
+    ap.add_argument("--run-dir", help="run folder (default: runs/<name>-<YYYYmmdd-HHMMSS>)")
+    ap.add_argument("--resume", metavar="RUN_OR_CHECKPOINT",
+                    help="continue a run from its folder (its checkpoint.pt) or a checkpoint file")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return ap
+
+
+def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
+    ap = parser(prog)
+    args = ap.parse_args(argv)
+    name = ap.prog
+    if not args.config and not args.resume:
+        print(f"{name}: error: give --config NAME_OR_PATH or --resume RUN; the shipped configs are "
+              f"{', '.join(available_configs())} (for example: {name} --config smoke); --help lists every key",
+              file=sys.stderr)
+        return 2
+    if args.resume and args.config:
+        print(f"{name}: error: --resume continues with the run's own config: use --set to change keys",
+              file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from agents.dmc.trainer import load_checkpoint, train  # torch: only once the arguments are sound
+
+    try:
+        if args.resume:
+            ck = load_checkpoint(args.resume)
+            cfg = resume_config(ck["config"], args.overrides, has_tables=ck.get("collector") is not None)
+            p = Path(args.resume)
+            run_dir = Path(args.run_dir) if args.run_dir else (p if p.is_dir() else p.parent)
+        else:
+            ck = None
+            cfg = load_config(args.config, args.overrides)
+            run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    except (ValueError, FileNotFoundError) as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    logging.getLogger("dmc").info("run folder %s", run_dir)
+    try:
+        train(cfg, run_dir, resume=ck, progress=not args.no_progress)
+    except ValueError as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m agents.cli.train"))

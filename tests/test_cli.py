@@ -1,0 +1,176 @@
+"""Entry points (issue 14): configs shipped in the package and found by name, ``train.py`` without
+a config is an error listing them, ``--help`` lists every key from the dataclass, console
+scripts and ``python -m`` modules, ``agents.load`` of a run folder."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agents.dmc.config import (CONFIG_DIR, TrainConfig, available_configs, config_help,  # noqa: E402
+                               config_path, load_config)
+
+SHIPPED = ("default", "douzero", "gpu", "smoke")
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+# ---------------------------------------------------------------------------------------------- configs
+def test_configs_ship_inside_the_package_and_are_found_by_name():
+    assert CONFIG_DIR.parent == ROOT / "agents" / "dmc" and set(SHIPPED) <= set(available_configs())
+    for name in SHIPPED:
+        assert config_path(name) == CONFIG_DIR / f"{name}.yaml"
+        assert load_config(name) == load_config(CONFIG_DIR / f"{name}.yaml") == load_config(str(config_path(name)))
+        assert load_config(name).name == name
+
+
+def test_config_by_path_still_works_and_bad_names_list_the_shipped_ones(tmp_path, monkeypatch):
+    own = tmp_path / "mine.yaml"
+    own.write_text("name: mine\nbatch_size: 64\n")
+    assert load_config(own).batch_size == 64 and load_config(str(own)).name == "mine"
+    monkeypatch.chdir(tmp_path)
+    assert load_config("mine.yaml").name == "mine"  # a relative path
+    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, douzero, gpu, smoke"):
+        load_config("defualt")
+    with pytest.raises(FileNotFoundError, match=r"'configs/default.yaml' not found.*default, douzero"):
+        load_config("configs/default.yaml")
+
+
+def test_pyproject_ships_the_configs_as_package_data():
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "configs/*.yaml" in meta["tool"]["setuptools"]["package-data"]["agents.dmc"]
+
+
+# ---------------------------------------------------------------------------------------------- train CLI
+@pytest.mark.parametrize("cmd", [["train.py"], ["-m", "agents.cli.train"]])
+def test_train_without_a_config_is_an_error_listing_the_configs(cmd):
+    p = run(*cmd)
+    assert p.returncode == 2, p.stderr
+    assert "Traceback" not in p.stderr and "error: give --config" in p.stderr
+    for name in SHIPPED:
+        assert name in p.stderr
+    assert not p.stdout
+
+
+def test_train_help_lists_every_key_with_its_default_and_meaning():
+    p = run("train.py", "--help")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    defaults = TrainConfig().to_dict()
+    for f in dataclasses.fields(TrainConfig):
+        meaning = f.metadata.get("help", "")
+        assert meaning and "\n" not in meaning, f"config key {f.name!r} has no one-line meaning"
+        row = [ln for ln in lines if ln.split()[:1] == [f.name]]
+        assert len(row) == 1, (f.name, row)
+        shown = {True: "true", False: "false"}.get(defaults[f.name], None) if isinstance(defaults[f.name], bool) \
+            else (f"[{', '.join(map(str, defaults[f.name]))}]" if isinstance(defaults[f.name], list)
+                  else str(defaults[f.name]))
+        assert f" {shown} " in row[0] and row[0].rstrip().endswith(meaning), row[0]
+    assert config_help() in p.stdout
+
+
+def test_the_shipped_configs_name_only_known_keys():
+    import yaml
+
+    keys = {f.name for f in dataclasses.fields(TrainConfig)}
+    for name in SHIPPED:
+        assert set(yaml.safe_load(config_path(name).read_text())) <= keys
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+def test_console_scripts_point_at_the_cli_mains():
+    tomllib = pytest.importorskip("tomllib")
+    import importlib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) >= {"ddz-train", "ddz-evaluate"}
+    for target in scripts.values():
+        module, _, attr = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), attr)), target
+
+
+def test_installed_console_scripts_run_when_installed():
+    from importlib.metadata import entry_points
+
+    eps = {e.name: e for e in entry_points(group="console_scripts")}
+    if "ddz-evaluate" not in eps:
+        pytest.skip("ddz-env is not installed with its console scripts (pip install -e .)")
+    exe = Path(sys.executable).parent / "ddz-evaluate"
+    if not exe.exists():
+        pytest.skip(f"no {exe}")
+    p = subprocess.run([str(exe), "--a", "rule", "--b", "random", "--deals", "2", "--no-progress"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "rule (A) vs random (B): 2 deals" in p.stdout
+    p = subprocess.run([str(exe.with_name("ddz-train"))], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "ddz-train: error: give --config" in p.stderr
+
+
+@pytest.mark.parametrize("cmd", [["evaluate.py"], ["-m", "agents.cli.evaluate"]])
+def test_evaluate_module_and_wrapper_are_the_same_program(cmd):
+    p = run(*cmd, "--a", "rule", "--b", "random", "--deals", "2", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    assert "rule (A) vs random (B): 2 deals, 12 hands" in p.stdout
+
+
+def test_evaluate_records_a_command_that_reproduces_it(tmp_path):
+    import json
+
+    import evaluate as cli
+
+    out = tmp_path / "r.json"
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--out", str(out), "--no-progress"]) == 0
+    assert json.loads(out.read_text())["command"].startswith("ddz-evaluate --a rule --b random --deals 2")
+
+
+# ---------------------------------------------------------------------------------------------- run folders
+def _run_folder(tmp_path: Path) -> Path:
+    torch = pytest.importorskip("torch")
+    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+
+    cfg = load_config("smoke", {"state_layers": [16], "head_layers": [16, 8]})
+    torch.manual_seed(0)
+    model = make_model(cfg)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), run_dir / "checkpoint.pt")
+    return run_dir
+
+
+def test_load_accepts_a_run_folder_as_resume_does(tmp_path):
+    import numpy as np
+
+    import agents
+    import ddz_env
+    from agents.dmc import DMCAgent
+
+    run_dir = _run_folder(tmp_path)
+    by_folder, by_file = agents.load(run_dir), agents.load(str(run_dir / "checkpoint.pt"))
+    assert isinstance(by_folder, DMCAgent) and isinstance(agents.load(str(run_dir) + os.sep), DMCAgent)
+    env = ddz_env.env()
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    assert by_folder.act(obs) == by_file.act(obs)
+    for p in by_folder.model.state_dict():
+        assert np.array_equal(by_folder.model.state_dict()[p].numpy(), by_file.model.state_dict()[p].numpy())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="directory without checkpoint.pt"):
+        agents.load(empty)
+
+
+def test_evaluate_cli_takes_a_run_folder(tmp_path):
+    run_dir = _run_folder(tmp_path)
+    p = run("evaluate.py", "--a", str(run_dir), "--b", "random", "--deals", "1", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    assert "1 deals, 6 hands" in p.stdout
