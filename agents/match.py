@@ -184,48 +184,57 @@ class Match:
         return [action_to_string(a) for a in self.game.legal_actions()]
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see now (``None``: a spectator of a finished hand or of agents only
-        sees every hand)."""
-        g = self.game
-        over = g.is_over
-        everything = seat is None
-        hist = g.history if (g.doubles_revealed or everything) else g.public_history()
-        history = []
-        for s, a in hist:
-            if a == HIDDEN:
-                own = [x for t, x in g.history if t == s and phase_of_action(x) == "DOUBLE"]
-                if seat == s and own:
-                    a = own[0]
-                else:
-                    history.append({"seat": s, "phase": "DOUBLE", "name": "?"})
-                    continue
-            history.append({"seat": s, "phase": phase_of_action(a), "name": action_to_string(a)})
-        show = {s: (everything or s == seat or over) for s in range(3)}
-        to_beat = None
-        if g.phase == Phase.PLAY and g.last_move != PASS:
-            to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
-        v = {
-            "seat": seat, "players": list(self.names), "phase": g.phase.name, "to_act": int(g.current_player),
-            "your_turn": seat is not None and g.current_player == seat and not over,
-            "hands": [_to_string(g.hands[s]) if show[s] else None for s in range(3)],
-            "cards_left": [int(n) for n in g.n_cards],
-            "roles": [ROLE_NAMES[g.role(s)] for s in range(3)],
-            "landlord": int(g.landlord), "first_bidder": int(g.first_bidder),
-            "bids": [int(b) for b in g.bids], "bid": int(g.bid),
-            "doubled": [bool(d) if g.doubles_revealed else None for d in g.doubled()],
-            "redoubled": bool(g.redoubled),
-            "bottom": _to_string(g.bottom) if (g.bottom_revealed or everything) else None,
-            "played": [_to_string(g.played[s]) for s in range(3)],
-            "to_beat": to_beat,
-            "history": history,
-            "legal": self.legal_names() if (seat is not None and g.current_player == seat and not over) else [],
-            "over": bool(over),
-            "result": record_of(g)["result"] if over else None,
-        }
-        return v
+        """What ``seat`` may see now (:func:`seat_view`)."""
+        return seat_view(self.game, seat, self.names)
 
     def record(self, meta: dict | None = None) -> dict:
         return record_of(self.game, self.names, {"seed": self.seed, "deal": self.index, **(meta or {})})
+
+
+def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """What ``seat`` may see of ``game`` now, as JSON-able data; ``seat=None`` is a spectator who
+    sees everything (a replay, or agents playing each other).
+
+    A seat sees its own cards, the public history (another farmer's double is ``"?"`` until both
+    have chosen, R5; its own choice it knows), the cards left per seat (R21), the bottom once
+    revealed (R7) and its legal actions when on turn; the other hands only once the hand is over.
+    """
+    g = game
+    names = list(names) if names is not None else ["seat 0", "seat 1", "seat 2"]
+    over = g.is_over
+    everything = seat is None
+    hist = g.history if (g.doubles_revealed or everything) else g.public_history()
+    history = []
+    for k, (s, a) in enumerate(hist):
+        if a == HIDDEN:
+            if seat != s:
+                history.append({"seat": s, "phase": "DOUBLE", "name": "?"})
+                continue
+            a = g.history[k][1]  # the seat's own secret choice
+        history.append({"seat": s, "phase": phase_of_action(a), "name": action_to_string(a)})
+    show = [everything or s == seat or over for s in range(3)]
+    to_beat = None
+    if g.phase == Phase.PLAY and g.last_move != PASS:
+        to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
+    on_turn = seat is not None and g.current_player == seat and not over
+    return {
+        "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
+        "your_turn": on_turn,
+        "hands": [_to_string(g.hands[s]) if show[s] else None for s in range(3)],
+        "cards_left": [int(n) for n in g.n_cards],
+        "roles": [ROLE_NAMES[g.role(s)] for s in range(3)],
+        "landlord": int(g.landlord), "first_bidder": int(g.first_bidder),
+        "bids": [int(b) for b in g.bids], "bid": int(g.bid),
+        "doubled": [bool(d) if g.doubles_revealed else None for d in g.doubled()],
+        "redoubled": bool(g.redoubled),
+        "bottom": _to_string(g.bottom) if (g.bottom_revealed or everything) else None,
+        "played": [_to_string(g.played[s]) for s in range(3)],
+        "to_beat": to_beat,
+        "history": history,
+        "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
+        "over": bool(over),
+        "result": record_of(g)["result"] if over else None,
+    }
 
 
 def _why_illegal(game: Game, a) -> str:
@@ -246,4 +255,4 @@ def _why_illegal(game: Game, a) -> str:
     return f"phase {game.phase.name}"
 
 
-__all__ = ["Match", "parse_action", "phase_of_action", "ROLE_NAMES"]
+__all__ = ["Match", "seat_view", "parse_action", "phase_of_action", "ROLE_NAMES"]

@@ -1,0 +1,138 @@
+"""The web page in a real browser (headless Chromium via Selenium): a person plays a full hand
+against `rule` agents by clicking, the score shown equals the server's record, then a saved
+record is opened and stepped through. Screenshots go to $DDZ_SCREENSHOTS (default: a temp folder).
+
+Needs chromium and chromedriver (``.ci/run`` installs them from the distribution's packages)."""
+import json
+import os
+import shutil
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not installed")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the dev extra) is not installed")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from agents import RuleAgent  # noqa: E402
+from agents.match import Match  # noqa: E402
+from ddz_env import record  # noqa: E402
+
+from webserver import Server  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium and chromedriver are not installed "
+                                "(apt-get install chromium chromium-driver; .ci/run does it)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1000"):
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    d = os.environ.get("DDZ_SCREENSHOTS") or str(tmp_path_factory.mktemp("shots"))
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def _state(driver):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-state")
+
+
+def _log_len(driver):
+    return len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
+
+
+def _click_and_wait(driver, element):
+    n = _log_len(driver)
+    element.click()
+    WebDriverWait(driver, 30).until(lambda d: _log_len(d) != n or _state(d) == "over"
+                                    or d.find_element(By.ID, "message").text)
+
+
+def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_path):
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=11, index=0)
+    m.advance()
+    saved = m.record()
+    record.save(saved, replays / "rule-vs-rule.json")
+    server = Server(replays)
+    try:
+        d = browser
+        d.get(server.url + "/")
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        Select(d.find_element(By.ID, "play-vs1")).select_by_visible_text("rule")
+        Select(d.find_element(By.ID, "play-vs2")).select_by_visible_text("rule")
+        d.find_element(By.ID, "btn-new").click()
+        WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+        clicks = 0
+        shot_mid = False
+        while _state(d) != "over":
+            assert clicks < 200
+            phase = d.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
+            if phase == "BID":
+                b = d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 3']")
+                _click_and_wait(d, b if b.is_enabled() else d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='pass']"))
+            elif phase in ("DOUBLE", "REDOUBLE"):
+                _click_and_wait(d, d.find_element(By.ID, "btn-double"))
+            else:
+                pas = d.find_element(By.ID, "btn-pass")
+                if pas.is_enabled():
+                    _click_and_wait(d, pas)
+                else:  # we lead: click our lowest card, then "Play selected"
+                    card = d.find_elements(By.CSS_SELECTOR, "#hand .card")[0]
+                    card.click()
+                    picked = d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")  # (the hand is redrawn)
+                    assert len(picked) == 1 and picked[0].get_attribute("data-index") == "0"
+                    if not shot_mid:
+                        d.save_screenshot(os.path.join(shots, "play.png"))
+                        shot_mid = True
+                    _click_and_wait(d, d.find_element(By.ID, "btn-play"))
+            assert d.find_element(By.ID, "message").text == "", d.find_element(By.ID, "message").text
+            WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+            clicks += 1
+        shown = json.loads(d.find_element(By.ID, "result").get_attribute("data-scores"))
+        gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
+        status, rec = server.call("GET", f"/api/games/{gid}/record")
+        assert status == 200 and shown == rec["result"]["scores"]
+        cells = d.find_elements(By.CSS_SELECTOR, "#result td.score")
+        assert [int(c.text) for c in cells] == rec["result"]["scores"]
+        d.save_screenshot(os.path.join(shots, "play-over.png"))
+
+        # the saved record, opened from the Replays tab and stepped forward and back
+        d.find_element(By.ID, "tab-replay").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list option"))
+        Select(d.find_element(By.ID, "replay-list")).select_by_visible_text("rule-vs-rule.json")
+        d.find_element(By.ID, "btn-open").click()
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "replay")
+        n = len(saved["actions"])
+        assert d.find_element(By.ID, "step").text == f"0 / {n}"
+        for _ in range(6):
+            d.find_element(By.ID, "btn-next").click()
+        d.find_element(By.ID, "btn-prev").click()
+        assert d.find_element(By.ID, "step").text == f"5 / {n}"
+        assert _log_len(d) == 5
+        # all three hands are visible in a replay: the two other seats show their cards
+        assert len(d.find_elements(By.CSS_SELECTOR, "#seat-left .cards .card")) > 0
+        d.save_screenshot(os.path.join(shots, "replay-step.png"))
+        d.find_element(By.ID, "btn-last").click()
+        assert d.find_element(By.ID, "step").text == f"{n} / {n}"
+        shown = json.loads(d.find_element(By.ID, "result").get_attribute("data-scores"))
+        assert shown == saved["result"]["scores"]
+        d.save_screenshot(os.path.join(shots, "replay-end.png"))
+    finally:
+        server.stop()
