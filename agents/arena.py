@@ -93,10 +93,13 @@ _PHASE_NAMES = {int(p): p.name for p in Phase}
 
 def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: bool = True, doubling: bool = True,
                names: Sequence[str] | None = None, tables: int = DEFAULT_TABLES,
-               on_hand: Callable[[int], None] | None = None) -> np.ndarray:
+               on_hand: Callable[[int], None] | None = None,
+               on_history: Callable[[Job, list, np.ndarray], None] | None = None) -> np.ndarray:
     """Play ``jobs`` with batch agents ``agents`` (``act_batch``, ``begin_hands``); records in job order.
 
-    ``names[k]`` labels agent ``k`` in errors; ``on_hand(n)`` is called as hands finish.
+    ``names[k]`` labels agent ``k`` in errors; ``on_hand(n)`` is called as hands finish;
+    ``on_history(job, actions, row)``, if given, gets each finished hand's every ``(seat, action)``
+    in order and its record row (the caller can rebuild the hand: :mod:`ddz_env.record`).
     An agent that raises or returns an illegal id raises :class:`AgentError` (with the
     records of the hands finished so far).
     """
@@ -114,6 +117,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
     finished = np.zeros(n_jobs, bool)
     next_job = 0
     seat3 = np.arange(3)
+    history: list[list] = [[] for _ in range(B)] if on_history is not None else []
 
     def start(slots: np.ndarray) -> None:
         nonlocal next_job
@@ -129,6 +133,8 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
         seat_agent[take] = np.array([j.seats for j in js])
         bombs[take] = 0
         plays[take] = 0
+        for b in take.tolist() if history else ():
+            history[b] = []
         seeds = np.array([[seat_seed(seed, j.index, s) for s in range(3)] for j in js], np.uint64)
         streams = take[:, None] * 3 + seat3
         for k, agent in enumerate(agents):
@@ -178,6 +184,9 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
                            f"phase {_PHASE_NAMES[int(phase[b])]}: illegal action {int(a[i])} "
                            f"({d.legal(i).size} legal actions)")
             actions[idx] = a
+        if history:  # (a Python loop over the tables: only when the caller keeps the hands' actions)
+            for b, s_, a_ in zip(np.flatnonzero(active).tolist(), seat[active].tolist(), actions[active].tolist()):
+                history[b].append((s_, a_))
         # what the record needs from the hand before step() deals the ended tables afresh
         bids, dbl, red = vec.bids.copy(), vec.double_choice.copy(), vec.redouble_choice.copy()
         bid, first = vec.bid.copy(), vec.first_bidder.copy()
@@ -214,6 +223,9 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
             rows[:, COL["plays"]] = plays[ended]
             records[j] = rows
             finished[j] = True
+            if history:
+                for b, x, row in zip(ended.tolist(), j.tolist(), rows):
+                    on_history(jobs[x], history[b], row)
             if on_hand is not None:
                 on_hand(int(ended.size))
             start(ended)

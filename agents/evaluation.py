@@ -66,16 +66,50 @@ _CACHE: dict[str, Any] = {}  # per process: the agents of the current run
 _RUNS = itertools.count()
 
 
+class ReplayWriter:
+    """``on_history`` of :func:`~agents.arena.play_hands` that saves each hand as a hand record
+    (:mod:`ddz_env.record`) in ``folder``: ``deal000042-seating3.json``, the players named by label.
+
+    The hand is rebuilt on the scalar :class:`~ddz_env.game.Game` from its actions, and its scores
+    must equal the batched env's: a mismatch raises (a rules bug, never seen)."""
+
+    def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, doubling: bool):
+        self.folder, self.labels, self.seed, self.mode, self.doubling = folder, labels, seed, mode, doubling
+
+    def __call__(self, job: Job, actions: list, row: np.ndarray) -> None:
+        from ddz_env.game import Game
+        from ddz_env.record import record_of, save
+
+        fixed = self.mode == "fixed-landlord"
+        d = job.deal
+        game = Game(d.hands, d.bottom, d.first_bidder, landlord=d.first_bidder if fixed else None,
+                    doubling=self.doubling and not fixed)
+        for s, a in actions:
+            game.step(a, seat=s)
+        want = row[COL["score0"]:COL["score2"] + 1].tolist()
+        if not game.is_over or game.scores.tolist() != want:
+            raise RuntimeError(f"deal {job.index} seating {job.seating}: the replayed hand scores "
+                               f"{game.scores.tolist()}, the batched env {want}")
+        players = [("A: " if k == 0 else "B: ") + self.labels[k] for k in job.seats]
+        rec = record_of(game, players, {"seed": self.seed, "deal": job.index, "seating": job.seating,
+                                        "mode": self.mode})
+        save(rec, os.path.join(self.folder, f"deal{job.index:06d}-seating{job.seating}.json"))
+
+
 def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np.ndarray:
     """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
-    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables = task
+    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables, replay_dir = task
     if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
         _CACHE["agents"] = [as_batch_agent(copy.deepcopy(_resolve(s))) for s in (spec_a, spec_b)]
     fixed = mode == "fixed-landlord"
+    writer = None
+    if replay_dir is not None:
+        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, doubling)
     return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, bidding=not fixed,
-                      doubling=doubling and not fixed, names=("A", "B"), tables=tables, on_hand=on_hand)
+                      doubling=doubling and not fixed, names=("A", "B"), tables=tables, on_hand=on_hand,
+                      on_history=writer)
 
 
 def _one_thread() -> None:
@@ -96,10 +130,15 @@ def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
 
 def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
                 workers: int = 1, doubling: bool = True,
-                on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES) -> np.ndarray:
-    """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order."""
+                on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES,
+                replay_dir: str | os.PathLike | None = None) -> np.ndarray:
+    """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order;
+    with ``replay_dir`` every hand is also saved there as a hand record (:class:`ReplayWriter`)."""
     run = f"{os.getpid()}-{next(_RUNS)}"
-    tasks = [(run, a, b, seed, mode, doubling, s, e, tables) for s, e in _chunks(deals, workers)]
+    if replay_dir is not None:
+        replay_dir = os.fspath(replay_dir)
+        os.makedirs(replay_dir, exist_ok=True)
+    tasks = [(run, a, b, seed, mode, doubling, s, e, tables, replay_dir) for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
     parts = []
     try:
@@ -131,7 +170,8 @@ def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
 
 
 def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
-             workers: int = 1, doubling: bool = True, progress: bool = False, tables: int = DEFAULT_TABLES) -> dict:
+             workers: int = 1, doubling: bool = True, progress: bool = False, tables: int = DEFAULT_TABLES,
+             replay_dir: str | os.PathLike | None = None) -> dict:
     """Play ``a`` against ``b`` on ``deals`` seeded deals and return every figure (JSON-ready).
 
     ``a`` / ``b``: a registered name (``"rule"``, ``"random"``), a checkpoint path, or an agent
@@ -139,6 +179,8 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     ``act(observation)``. Each worker plays its deals on ``tables`` tables of the batched env
     at once, each agent deciding all its pending decisions in one call. ``doubling=False`` turns the doubling phases
     off in duplicate mode (fixed-landlord mode never doubles). ``progress`` shows a tqdm bar.
+    ``replay_dir``: save every hand as a hand record there (``ddz_env.record``; slower: each hand is
+    replayed on the scalar ``Game``).
     See ``agents/stats.py`` for what each figure means.
     """
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
@@ -169,7 +211,8 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         return summarize_fixed(records) if mode == "fixed-landlord" else summarize(records, DUPLICATE_SEATINGS)
 
     try:
-        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables)
+        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables,
+                              replay_dir)
     except AgentError as e:  # keep what was played: the figures of the deals finished in every seating
         done = complete_deals(e.records, 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS))
         e.partial = {"config": config, **summary(done)} if len(done) else None
@@ -180,4 +223,4 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     return {"config": config, **summary(records)}
 
 
-__all__ = ["evaluate", "run_records", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "ReplayWriter", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]

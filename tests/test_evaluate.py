@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
 import sys
 import warnings
 
@@ -361,3 +362,38 @@ def test_cli_agent_error_keeps_the_partial_results(tmp_path, capsys, monkeypatch
     res = json.loads(out.read_text())
     assert res["error"].startswith("agent B (FailsLate())") and res["completed_hands"] > 0
     assert res["partial"]["hands"] % 6 == 0 and 0 < res["partial"]["deals"] < 40
+
+
+@pytest.mark.parametrize("mode", ["duplicate", "fixed-landlord"])
+def test_save_replays_writes_every_hand_as_a_record_that_replays(tmp_path, mode):
+    """evaluate(..., replay_dir=) / evaluate.py --save-replays: one hand record per hand played, each
+    replaying on the scalar Game to the scores the batched env gave (issue 15)."""
+    from ddz_env import record
+    from agents.evaluation import DUPLICATE_SEATINGS, run_records
+
+    rows = run_records("rule", "random", 6, seed=3, mode=mode, replay_dir=tmp_path)
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == len(rows) == 6 * (len(DUPLICATE_SEATINGS) if mode == "duplicate" else 2)
+    by_name = {f.name: record.load(f) for f in files}
+    for row in rows:
+        rec = by_name[f"deal{row[COL['deal']]:06d}-seating{row[COL['seating']]}.json"]
+        game = record.replay(rec)
+        assert game.scores.tolist() == row[COL["score0"]:COL["score2"] + 1].tolist()
+        assert rec["meta"] == {"seed": 3, "deal": int(row[COL["deal"]]), "seating": int(row[COL["seating"]]),
+                               "mode": mode}
+        assert sorted(p.split(": ")[1] for p in rec["players"]) in (["random", "random", "rule"],
+                                                                     ["random", "rule", "rule"])
+        if mode == "fixed-landlord":
+            assert rec["deal"]["landlord"] is not None and not rec["deal"]["doubling"]
+
+
+def test_save_replays_cli(tmp_path):
+    out = tmp_path / "hands"
+    r = subprocess.run([sys.executable, "evaluate.py", "--a", "rule", "--b", "random", "--deals", "2",
+                        "--save-replays", str(out), "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert len(list(out.glob("*.json"))) == 12 and "saved 12 hand records" in r.stdout
+    (tmp_path / "afile").write_text("x")
+    r = subprocess.run([sys.executable, "evaluate.py", "--a", "rule", "--b", "random", "--deals", "2",
+                        "--save-replays", str(tmp_path / "afile")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "is a file" in r.stderr

@@ -95,6 +95,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p.add_argument("--no-doubling", action="store_true", help="duplicate mode without the doubling phases")
     p.add_argument("--out", help="write every figure to this JSON file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-replays", metavar="DIR",
+                   help="save every hand as a hand record (JSON) in DIR; open them with python -m agents.web --replays DIR")
     a = p.parse_args(argv)
     if a.deals < 1:
         p.error(f"--deals must be at least 1, got {a.deals}")
@@ -110,10 +112,13 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
             p.error(f"--out {a.out!r}: folder {out_dir!r} does not exist")
         if not os.access(out_dir, os.W_OK):
             p.error(f"--out {a.out!r}: folder {out_dir!r} is not writable")
+    if a.save_replays and os.path.exists(a.save_replays) and not os.path.isdir(a.save_replays):
+        p.error(f"--save-replays {a.save_replays!r} is a file; give a folder")
     t0 = time.perf_counter()
     try:
         res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
-                       doubling=not a.no_doubling, progress=not a.no_progress and sys.stderr.isatty())
+                       doubling=not a.no_doubling, progress=not a.no_progress and sys.stderr.isatty(),
+                       replay_dir=a.save_replays)
     except AgentError as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         partial = getattr(e, "partial", None)
@@ -135,6 +140,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     if a.out:
         _write_json(a.out, res)
         print(f"wrote {a.out}")
+    if a.save_replays:
+        print(f"saved {res['hands']} hand records in {a.save_replays}")
     return 0
 
 
