@@ -49,6 +49,8 @@ function cardsEl(cards, small) {
   return box;
 }
 
+function pretty(cards) { return [...cards].map((c) => (c === "T" ? "10" : c)).join(" "); }
+
 function isCards(name) { return /^[3-9TJQKA2BR]+$/.test(name); }
 
 // what each seat did last in the round on the table (its most recent action among the last three)
@@ -101,7 +103,7 @@ function statusText(view, me) {
     return r.void ? "Void hand: everyone passed" : `Hand over: seat ${r.winner} went out`;
   }
   const who = view.to_act === me && mode === "play" ? "your" : `seat ${view.to_act}'s`;
-  const what = { BID: "bid", DOUBLE: "double?", REDOUBLE: "redouble?", PLAY: view.to_beat ? "to beat " + (SHOW[view.to_beat.cards] || view.to_beat.cards) : "lead" }[view.phase];
+  const what = { BID: "bid", DOUBLE: "double?", REDOUBLE: "redouble?", PLAY: view.to_beat ? `to beat ${pretty(view.to_beat.cards)} (seat ${view.to_beat.seat})` : "lead" }[view.phase];
   return `${view.phase} · ${who} turn · ${what}`;
 }
 
@@ -193,7 +195,7 @@ function drawPlay() {
     moves.slice(0, 40).forEach((m) => {
       const c = document.createElement("button");
       c.className = "chip";
-      c.textContent = [...m].map((x) => SHOW[x] ? (x === "T" ? "10" : x) : x).join(" ");
+      c.textContent = pretty(m);
       c.dataset.move = m;
       c.addEventListener("click", () => selectMove(m));
       legal.appendChild(c);
