@@ -40,7 +40,7 @@ def measure(spec: str, duration: float, overrides: list[str]) -> dict:
     from agents.dmc.trainer import make_model, train
 
     cfg = load_config(name,
-                      [f"max_seconds={duration}", f"log_every={max(duration / 8, 1.0)}",
+                      [f"max_seconds={duration}", "log_every_frames=0", f"log_every={max(duration / 8, 1.0)}",
                        "total_frames=10000000000", "checkpoint_every=10000000000"] + overrides)
     params = sum(p.numel() for p in make_model(cfg).parameters())
     with tempfile.TemporaryDirectory() as tmp:

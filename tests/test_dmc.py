@@ -20,7 +20,7 @@ from ddz_env.game import Phase
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
-        "log_every": 0.01}
+        "log_every_frames": 128}
 
 
 def tiny(**kw) -> TrainConfig:
@@ -170,6 +170,9 @@ def test_actor_processes_train(tmp_path):
     ck_path = train(cfg, tmp_path / "run", progress=False)
     ck = load_checkpoint(ck_path)
     assert ck["frames"] >= 512 and ck["updates"] >= 4
+    # rows at fixed frames whatever the actor's timing (one per 128 frames here), and no duplicate final row
+    rows = list(csv.DictReader(open(tmp_path / "run" / "log.csv")))
+    assert [int(r["frames"]) for r in rows] == [128, 256, 384, 512]
 
 
 def test_from_checkpoint_errors(tmp_path):
@@ -478,3 +481,92 @@ def test_export_keeps_what_playing_needs_and_writes_provenance(tmp_path):
     assert saved["machine"] and "train_wall_seconds" in saved
     agent = DMCAgent.from_checkpoint(tmp_path / "out" / "dmc.pt")
     assert play_steered_hands(agent, hands=1) >= {int(Phase.PLAY)}
+
+
+# ---------------------------------------------------------------------------------------------- logging (issue 14)
+VARYING = ("time_s", "fps")  # wall-clock columns; every other column is a function of the config and seed
+
+
+def test_identical_runs_give_identical_csvs_but_for_the_wall_clock_columns(tmp_path):
+    from agents.dmc.trainer import CSV_FIELDS
+
+    cfg = tiny(total_frames=1280, log_every_frames=512)
+    runs = [list(csv.DictReader(open(train(cfg, tmp_path / k, progress=False).parent / "log.csv"))) for k in "ab"]
+    assert [int(r["frames"]) for r in runs[0]] == [512, 1024, 1280]  # the first update at or past 512, 1024; the end
+    strip = [[{k: v for k, v in r.items() if k not in VARYING} for r in rows] for rows in runs]
+    assert strip[0] == strip[1]
+    assert list(runs[0][0]) == list(CSV_FIELDS) and all(float(r["time_s"]) > 0 for r in runs[0])
+
+
+def test_log_every_seconds_still_works_when_log_every_frames_is_0(tmp_path):
+    cfg = tiny(total_frames=512, log_every_frames=0, log_every=1e-6)
+    train(cfg, tmp_path / "run", progress=False)
+    rows = list(csv.DictReader(open(tmp_path / "run" / "log.csv")))
+    assert [int(r["frames"]) for r in rows] == [128, 256, 384, 512]
+
+
+def test_log_every_frames_is_validated():
+    with pytest.raises(ValueError, match="'log_every_frames'"):
+        config_from_dict({}, ["log_every_frames=-1"])
+
+
+def test_fps_excludes_the_start_up_and_the_frames_before_a_resume(tmp_path):
+    """The first row after --resume: frames of this session over the time since its first update."""
+    import time
+
+    from agents.dmc.trainer import RunLog
+
+    path = tmp_path / "log.csv"
+    path.write_text("time_s,frames,updates,fps\n1.0,4096,32,4000\n")
+    runlog = RunLog(path, resume_frames=4096, every_frames=1024)
+    time.sleep(0.5)  # start-up: actors spawning, the checkpoint loading
+    assert not runlog.due(4096 + 128)
+    runlog.start(4096)  # the session's first batch is there
+    runlog.add([0.1, 0.1, 0.1, 0.1], None)
+    time.sleep(0.05)
+    assert runlog.due(5120)
+    row = runlog.write(2.0, 5120, 40)
+    runlog.close()
+    # 1024 frames in ~0.05 s; counting the start-up would give ~1,900 (1024 / 0.55), counting
+    # the earlier session's frames ~100,000 (5120 / 0.05)
+    assert 1024 / 0.4 < row["fps"] <= 1024 / 0.05, row
+    rows = list(csv.DictReader(open(path)))
+    assert [r["frames"] for r in rows] == ["4096", "5120"]
+
+
+def test_resumed_run_logs_its_first_row_at_the_next_multiple(tmp_path):
+    run = tmp_path / "run"
+    train(tiny(total_frames=640, log_every_frames=256, checkpoint_every=10**6), run, progress=False)
+    ck = load_checkpoint(run)
+    train(tiny(total_frames=1280, log_every_frames=256), run, resume=ck, progress=False)
+    rows = list(csv.DictReader(open(run / "log.csv")))
+    assert [int(r["frames"]) for r in rows] == [256, 512, 640, 768, 1024, 1280]
+    assert all(r["fps"] != "" and float(r["fps"]) > 0 for r in rows)
+
+
+def test_log_lines_never_land_on_the_progress_bar_line(tmp_path, capsys):
+    """With the bar on, every log line starts a line of its own (tqdm clears the bar, writes
+    the line, draws the bar again), and the handlers are restored afterwards."""
+    import logging
+    import re
+    import sys
+
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)  # the console handler basicConfig would install
+    handler.setFormatter(logging.Formatter("LOGLINE %(name)s %(message)s"))
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        train(tiny(total_frames=1024, log_every_frames=256), tmp_path / "run", progress=True)
+        assert handler in root.handlers and logging.lastResort is not None
+        assert type(logging.lastResort).__name__ == "_StderrHandler"
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    pieces = re.split(r"[\r\n]", err)
+    logged = [p for p in pieces if "LOGLINE" in p]
+    assert sum("LOGLINE dmc frames" in p for p in logged) == 4, err
+    assert all(p.startswith("LOGLINE") for p in logged), [p for p in logged if not p.startswith("LOGLINE")]
+    assert "it/s" in err or "fr/s" in err  # the bar was drawn

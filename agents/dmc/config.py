@@ -68,7 +68,9 @@ class TrainConfig:
     eval_deals: int = _key(200, "seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["rule", "random"], "evaluation opponents (agents.load specs)")
-    log_every: float = _key(10.0, "seconds between log.csv rows and log lines", "bookkeeping")
+    log_every_frames: int = _key(100_000, "frames between log.csv rows and log lines (at the same frames in "
+                                 "every run of a config); 0: every log_every seconds", "bookkeeping")
+    log_every: float = _key(10.0, "seconds between log.csv rows and log lines when log_every_frames is 0")
     checkpoint_every: int = _key(200_000, "frames between checkpoints (and one at the end)")
     keep_checkpoints: bool = _key(False, "keep every checkpoint (else only the latest, plus the final one)")
 
@@ -127,6 +129,8 @@ class TrainConfig:
             raise bad("max_seconds", "must be >= 0")
         if self.log_every <= 0:
             raise bad("log_every", "must be > 0")
+        if self.log_every_frames < 0:
+            raise bad("log_every_frames", "must be >= 0 (0: every log_every seconds)")
         if self.num_actors > 0 and self.num_buffers < 2:
             raise bad("num_buffers", "at least 2 with actor processes")
         return self

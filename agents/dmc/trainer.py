@@ -17,6 +17,7 @@ Read top to bottom:
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import logging
 import math
@@ -198,11 +199,21 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
 class RunLog:
     """CSV rows of frames, fps, mean loss per network and mean score per position.
 
+    Rows come at fixed frames (``every_frames``: at the first update at or past each
+    multiple, so that two runs of one config have their rows at the same frames; wall time is
+    the ``time_s`` column), or every ``every_seconds`` when ``every_frames`` is 0. ``fps`` is
+    the frames of the row's window over its wall time; a session's first window opens when its
+    first batch is there (:meth:`start`), so neither the start-up (actor processes spawning,
+    weights loading) nor, after ``--resume``, the frames of the earlier sessions count in it.
+
     ``resume_frames``: continue the CSV of a resumed run, dropping the rows written after its
     checkpoint (a run killed between checkpoints logged frames it then trains again)."""
 
-    def __init__(self, path: Path, resume_frames: int | None = None):
+    def __init__(self, path: Path, resume_frames: int | None = None, every_frames: int = 0,
+                 every_seconds: float = 10.0):
         self.path = path
+        self.every_frames = int(every_frames)
+        self.every_seconds = float(every_seconds)
         kept = []
         if resume_frames is not None and path.exists():
             with open(path, newline="") as f:
@@ -212,7 +223,20 @@ class RunLog:
         self.writer.writeheader()
         self.writer.writerows(kept)
         self.file.flush()
-        self.reset_window(resume_frames or 0)
+        frames = resume_frames or 0
+        self.last_frames = int(kept[-1]["frames"]) if kept else None  # frames of the last row written
+        self.next_frames = self._next(frames)
+        self.started = False
+        self.reset_window(frames)
+
+    def _next(self, frames: int) -> int | None:
+        return (frames // self.every_frames + 1) * self.every_frames if self.every_frames else None
+
+    def start(self, frames: int) -> None:
+        """The session's experience starts flowing (``frames`` done so far): the fps clock starts here."""
+        self.started = True
+        self.t0 = time.perf_counter()
+        self.f0 = frames
 
     def reset_window(self, frames: int) -> None:
         self.t0 = time.perf_counter()
@@ -227,14 +251,18 @@ class RunLog:
         if stats is not None:
             self.stats += stats
 
-    def due(self, every: float) -> bool:
-        return time.perf_counter() - self.t0 >= every
+    def due(self, frames: int) -> bool:
+        """Is a row due now that ``frames`` are done?"""
+        if self.every_frames:
+            return frames >= self.next_frames
+        return time.perf_counter() - self.t0 >= self.every_seconds
 
     def write(self, elapsed: float, frames: int, updates: int) -> dict[str, Any]:
+        """The row of the window that ends at ``frames`` (written, and returned); a new window opens."""
         dt = max(time.perf_counter() - self.t0, 1e-9)
         hands = self.stats[3]
         row: dict[str, Any] = {"time_s": round(elapsed, 2), "frames": frames, "updates": updates,
-                               "fps": round((frames - self.f0) / dt, 1)}
+                               "fps": round((frames - self.f0) / dt, 1) if frames > self.f0 else ""}
         for n, name in enumerate(NET_NAMES):
             row[f"loss_{name}"] = round(float(np.mean(self.losses[n])), 6) if self.losses[n] else ""
         for p, name in enumerate(POSITIONS):
@@ -245,11 +273,57 @@ class RunLog:
         row["score_vs_opponents"] = round(self.stats[5] / self.stats[6], 4) if self.stats[6] else ""
         self.writer.writerow(row)
         self.file.flush()
+        self.last_frames = frames
+        self.next_frames = self._next(frames)
         self.reset_window(frames)
         return row
 
     def close(self) -> None:
         self.file.close()
+
+
+class _ThroughBar(logging.StreamHandler):
+    """A copy of a console handler that writes through ``tqdm.write``: the bar is cleared, the
+    line written, the bar drawn again below it (a log line never lands on the bar's line)."""
+
+    def __init__(self, orig: logging.Handler, tqdm_cls):
+        super().__init__(orig.stream)
+        self.tqdm_cls = tqdm_cls
+        self.setLevel(orig.level)
+        self.setFormatter(orig.formatter)
+        for f in orig.filters:
+            self.addFilter(f)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.tqdm_cls.write(self.format(record), file=self.stream)
+            self.flush()
+        except RecursionError:  # pragma: no cover (logging's own policy)
+            raise
+        except Exception:  # noqa: BLE001 (a handler reports its errors, never raises them)
+            self.handleError(record)
+
+
+def _is_console(h: logging.Handler) -> bool:
+    return isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) in (sys.stdout, sys.stderr)
+
+
+@contextlib.contextmanager
+def log_through_bar(tqdm_cls, loggers: list[logging.Logger]):
+    """While a progress bar is drawn: the console handlers of ``loggers`` (and logging's
+    last-resort handler) write through ``tqdm_cls.write``; other handlers (files) are untouched."""
+    saved = [(lg, lg.handlers) for lg in loggers]
+    last = logging.lastResort
+    try:
+        for lg in loggers:
+            lg.handlers = [_ThroughBar(h, tqdm_cls) if _is_console(h) else h for h in lg.handlers]
+        if last is not None:
+            logging.lastResort = _ThroughBar(last, tqdm_cls)
+        yield
+    finally:
+        for lg, handlers in saved:
+            lg.handlers = handlers
+        logging.lastResort = last
 
 
 def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
@@ -338,16 +412,19 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir / "config.yaml")
     ckpt_path = run_dir / "checkpoint.pt"
-    runlog = RunLog(run_dir / "log.csv", resume_frames=frames if resume is not None else None)
+    runlog = RunLog(run_dir / "log.csv", resume_frames=frames if resume is not None else None,
+                    every_frames=cfg.log_every_frames, every_seconds=cfg.log_every)
     evaluator = TrainingEvaluator(cfg, run_dir, frames if resume is not None else None) if cfg.eval_every else None
     t_start = time.perf_counter()
     next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
     bar = None
+    logs = contextlib.ExitStack()  # while the bar is drawn, log lines are written through it
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=cfg.total_frames, initial=frames, unit="fr", unit_scale=True, dynamic_ncols=True)
+        logs.enter_context(log_through_bar(tqdm, [logging.root, log]))
 
     def elapsed() -> float:
         return elapsed0 + time.perf_counter() - t_start
@@ -373,9 +450,10 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                 next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every
         if bar is not None:
             bar.update(cfg.batch_size)
-        if runlog.due(cfg.log_every):
+        if runlog.due(frames):
             row = runlog.write(elapsed(), frames, updates)
-            log.info("frames %d  fps %.0f  loss %s  return L/D/U %s/%s/%s%s", frames, row["fps"],
+            log.info("frames %d  fps %s  loss %s  return L/D/U %s/%s/%s%s", frames,
+                     f"{row['fps']:.0f}" if row["fps"] != "" else "-",
                      "/".join(str(row[f"loss_{n}"]) for n in NET_NAMES),
                      *(row[f"return_{p}"] for p in POSITIONS),
                      f"  vs opponents {row['score_vs_opponents']}" if row["score_vs_opponents"] != "" else "")
@@ -388,6 +466,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     try:
         if cfg.num_actors == 0:
             model.train()
+            runlog.start(frames)
             while not done():
                 batch = collector.pop_batch(cfg.batch_size)
                 if batch is None:
@@ -423,6 +502,8 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                     if dead:
                         raise RuntimeError(f"actor process exited with code {dead[0].exitcode}")
                     continue
+                if not runlog.started:  # the first batch: fps counts from here, not from the actors' start-up
+                    runlog.start(frames)
                 batch = tuple(buffers[k][idx].numpy().copy() for k in ("obs", "action", "net", "target"))
                 stats = buffers["stats"][idx].numpy().copy()
                 free_q.put(idx)
@@ -443,9 +524,11 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                     p.terminate()
         if bar is not None:
             bar.close()
+        logs.close()
         if evaluator is not None and sys.exc_info()[0] is not None:
             evaluator.close(wait=False)  # training failed: drop the evaluations in flight
-    runlog.write(elapsed(), frames, updates)
+    if frames != runlog.last_frames:  # the final row, unless the last update wrote it
+        runlog.write(elapsed(), frames, updates)
     runlog.close()
     save()
     if evaluator is not None:
@@ -459,4 +542,4 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
 
 
 __all__ = ["train", "learn", "actor_loop", "make_model", "make_optimizer", "checkpoint_dict", "save_checkpoint",
-           "load_checkpoint", "plot_learning_curve", "FORMAT_VERSION", "CSV_FIELDS"]
+           "load_checkpoint", "plot_learning_curve", "log_through_bar", "RunLog", "FORMAT_VERSION", "CSV_FIELDS"]
