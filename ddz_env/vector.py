@@ -318,6 +318,52 @@ class VectorDouDizhu:
         """(B,) role of the seat to act: 0 landlord, 1 farmer after it, 2 before it; -1 while bidding."""
         return _ROLE.take(self.current_player * 4 + 1 + self.landlord).astype(np.int64)
 
+    # ------------------------------------------------------------------ state (checkpoints)
+    #: arrays derived from the state (flat views, index helpers, the legal-set cache): not saved
+    _DERIVED = frozenset({"_b", "_b3", "_ring_base", "_hands2", "_played2", "_n_cards1", "_moves_made1",
+                          "_hist_moves1", "_hist_seats1", "_rows", "_ids", "_starts"})
+    #: saved, but optional on load (checkpoints written before it was saved)
+    _OPTIONAL = frozenset({"slot_seeds"})
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray) and k not in self._DERIVED}
+
+    def state_dict(self) -> dict:
+        """Everything needed to continue these hands exactly: ``{"arrays": {name: array copy},
+        "rngs": [generator states], "fresh": bool}`` (numpy and plain containers; a trainer
+        converts the arrays to what its checkpoint format holds)."""
+        return {"arrays": {k: v.copy() for k, v in self._state_arrays().items()},
+                "rngs": [r.bit_generator.state for r in self._rngs], "fresh": bool(self._fresh)}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from :meth:`state_dict` of an env of the same size; arrays may be numpy arrays or
+        anything ``np.asarray`` reads (tensors). Checked first (names, shapes, number of
+        generators): ``ValueError`` naming the first mismatch, and nothing is changed."""
+        try:
+            arrays, rngs, fresh = state["arrays"], state["rngs"], state["fresh"]
+        except (TypeError, KeyError) as e:
+            raise ValueError(f"load_state_dict: not a VectorDouDizhu state (missing {e})") from None
+        mine = self._state_arrays()
+        missing = sorted(set(mine) - set(arrays) - self._OPTIONAL)
+        extra = sorted(set(arrays) - set(mine))
+        if missing or extra:
+            raise ValueError(f"load_state_dict: state arrays differ: missing {missing}, unknown {extra}")
+        new = {}
+        for k, v in arrays.items():
+            a = np.asarray(v)
+            if a.shape != mine[k].shape:
+                raise ValueError(f"load_state_dict: {k!r} has shape {a.shape}, this env {mine[k].shape} "
+                                 f"(num_envs {self.num_envs})")
+            new[k] = a
+        if len(rngs) != len(self._rngs):
+            raise ValueError(f"load_state_dict: {len(rngs)} generator states for {len(self._rngs)} slots")
+        for k, a in new.items():
+            mine[k][...] = a  # in place: the flat views stay valid
+        for r, st in zip(self._rngs, rngs):
+            r.bit_generator.state = st
+        self._fresh = bool(fresh)
+        self._refresh_legal()
+
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> dict[str, np.ndarray]:
         """Deal a new hand in every slot, reseeding every slot's generator when ``seed`` is given.

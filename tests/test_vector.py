@@ -695,3 +695,32 @@ def test_expand_mask_refuses_float_indices():
         expand_mask(np.array([0.5]), np.array([1]), 1)
     assert expand_mask([], [], 2).sum() == 0
     assert expand_mask([1], [7], 2)[1, 7] == 1
+
+
+def test_state_dict_continues_exactly_and_refuses_a_mismatch():
+    """VectorDouDizhu.state_dict/load_state_dict (checkpoints): a copy continues identically, hands
+    and generators alike; a state of another size is refused by name and changes nothing."""
+    a = VectorDouDizhu(8, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        a.step(a.random_actions(rng), observe=False)
+    st = a.state_dict()
+    b = VectorDouDizhu(8, seed=99)
+    b.load_state_dict(st)
+    r1, r2 = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(300):  # long enough for hands to end and new ones to be dealt from the generators
+        o1, rw1, d1, _ = a.step(a.random_actions(r1))
+        o2, rw2, d2, _ = b.step(b.random_actions(r2))
+        np.testing.assert_array_equal(o1["observation"], o2["observation"])
+        np.testing.assert_array_equal(rw1, rw2)
+    old = {**st, "arrays": {k: v for k, v in st["arrays"].items() if k != "slot_seeds"}}
+    VectorDouDizhu(8).load_state_dict(old)  # written before slot_seeds was saved: still loads
+    c = VectorDouDizhu(4, seed=3)
+    before = c.state_dict()
+    with pytest.raises(ValueError, match="shape"):
+        c.load_state_dict(st)
+    bad = {**st, "arrays": {**st["arrays"], "nonsense": np.zeros(3)}}
+    with pytest.raises(ValueError, match="unknown \\['nonsense'\\]"):
+        VectorDouDizhu(8).load_state_dict(bad)
+    after = c.state_dict()
+    assert all(np.array_equal(before["arrays"][k], after["arrays"][k]) for k in before["arrays"])

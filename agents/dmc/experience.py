@@ -106,26 +106,15 @@ class Pending:
             self.keep[valid] = d["keep"].numpy()
 
 
-# the VectorDouDizhu arrays that are derived (views, caches) and not saved
-_ENV_SKIP = {"_b", "_b3", "_ring_base", "_hands2", "_played2", "_n_cards1", "_moves_made1", "_hist_moves1",
-             "_hist_seats1", "_rows", "_ids", "_starts", "slot_seeds"}
-
-
 def env_state_dict(env: VectorDouDizhu) -> dict[str, Any]:
-    """Everything needed to continue ``env`` exactly (arrays as tensors, generator states)."""
-    arrays = {k: torch.from_numpy(np.array(v)) for k, v in vars(env).items()
-              if isinstance(v, np.ndarray) and k not in _ENV_SKIP}
-    return {"arrays": arrays, "rngs": [r.bit_generator.state for r in env._rngs],
-            "fresh": bool(env._fresh)}
+    """:meth:`VectorDouDizhu.state_dict` with its arrays as tensors (``torch.load(weights_only=True)``)."""
+    st = env.state_dict()
+    st["arrays"] = {k: torch.from_numpy(v) for k, v in st["arrays"].items()}
+    return st
 
 
 def load_env_state_dict(env: VectorDouDizhu, d: dict[str, Any]) -> None:
-    for k, v in d["arrays"].items():
-        getattr(env, k)[...] = v.numpy()  # in place: the flat views stay valid
-    for r, s in zip(env._rngs, d["rngs"]):
-        r.bit_generator.state = s
-    env._fresh = d["fresh"]
-    env._refresh_legal()
+    env.load_state_dict({**d, "arrays": {k: v.numpy() for k, v in d["arrays"].items()}})
 
 
 class Stats:
