@@ -6,23 +6,28 @@ RLLIB_VENV ?= .venv-rllib
 RBIN := $(RLLIB_VENV)/bin
 # every install is constrained to the CPU torch build (an unpinned torch pulls CUDA, GBs)
 PIP_C := pip install -q -c constraints-cpu.txt
+# where torch comes from: here a local CPU build; on a normal machine PyTorch's CPU wheel index,
+#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+TORCH_FROM := $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX),)
 
 .PHONY: setup setup-marl setup-rllib demo play test test-core bench
 
 setup: $(VENV)/.installed
 
-# torch==2.13.0 first: on these machines it is a local CPU build
+# torch==2.13.0 first (on these machines a local CPU build), then the package with the trainer
+# and the test tools (extras train, dev; see README, Install)
 $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/$(PIP_C) torch==2.13.0
-	$(BIN)/$(PIP_C) -e ".[dev]"
+	$(BIN)/$(PIP_C) $(TORCH_FROM) torch==2.13.0
+	$(BIN)/$(PIP_C) -e ".[dev,train]"
 	touch $@
 
 # Tianshou, TorchRL, SB3 for the integration tests
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(BIN)/$(PIP_C) -e ".[dev,marl]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,marl]"
 	touch $@
 
 # RLlib (ray pins an older gymnasium): its own venv
@@ -30,8 +35,8 @@ setup-rllib: $(RLLIB_VENV)/.installed
 $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(RLLIB_VENV)
 	$(RBIN)/pip install -q --upgrade pip
-	$(RBIN)/$(PIP_C) torch==2.13.0
-	$(RBIN)/$(PIP_C) -e ".[dev,rllib]"
+	$(RBIN)/$(PIP_C) $(TORCH_FROM) torch==2.13.0
+	$(RBIN)/$(PIP_C) -e ".[dev,train,rllib]"
 	touch $@
 
 # the main job on a small default: a short DMC training run (the shipped config "smoke",
@@ -57,7 +62,7 @@ test-core: setup
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup
-	$(BIN)/pip install -q -e ".[dev,bench]"
+	$(BIN)/pip install -q -e ".[dev,train,bench]"
 	$(BIN)/python benchmarks/bench_legal.py
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_speed.py

@@ -200,8 +200,11 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     specs = agents if workers == 1 else (a, b)
     bar = None
     if progress:
-        from tqdm import tqdm
-
+        try:
+            from tqdm import tqdm
+        except ImportError:  # tqdm comes with the 'train' extra: no bar without it
+            tqdm = None
+    if progress and tqdm is not None:
         per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
         bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
     config = {"a": _label(a), "b": _label(b), "deals": deals, "seed": seed, "mode": mode, "workers": workers,

@@ -74,9 +74,24 @@ def _config(checkpoint: dict) -> dict:
 PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "dmc.pt")
 
 
+#: how to get torch, in the errors of the calls that need it
+TORCH_HINT = ("the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch first: pip install torch "
+              "--index-url https://download.pytorch.org/whl/cpu)")
+
+
+def _torch():
+    """torch, or an ``ImportError`` that says how to install it (only checkpoints need it)."""
+    try:
+        import torch
+    except ImportError as e:
+        raise ImportError(f"checkpoints and learned agents need torch, part of {TORCH_HINT} ({e})") from None
+    return torch
+
+
 def _pretrained(checkpoint: dict) -> Agent:
     if not os.path.isfile(PRETRAINED):
         raise FileNotFoundError(f"the pretrained checkpoint is not installed (expected {PRETRAINED})")
+    _torch()
     from .dmc.agent import DMCAgent  # needs torch
 
     agent = DMCAgent.from_checkpoint(PRETRAINED)
@@ -139,8 +154,9 @@ def _looks_like_name(text: str) -> bool:
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict:
-    """The checkpoint dict of a file; ``ValueError`` if it is corrupt or not a ddz-env checkpoint."""
-    import torch  # only checkpoints need torch
+    """The checkpoint dict of a file; ``ValueError`` if it is corrupt or not a ddz-env checkpoint
+    (``ImportError`` without torch)."""
+    torch = _torch()
 
     try:
         checkpoint = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
@@ -157,9 +173,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
 
 def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None:
     """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back."""
-    import torch
-
-    torch.save({"agent": agent, **content}, os.fspath(path))
+    _torch().save({"agent": agent, **content}, os.fspath(path))
 
 
 __all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint"]

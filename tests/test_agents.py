@@ -329,11 +329,11 @@ def test_load_missing_checkpoint(tmp_path):
 
 
 def test_load_corrupt_checkpoint(tmp_path):
+    torch = pytest.importorskip("torch", reason="checkpoints need the train extra")
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"\x00 this is not a torch file \xff" * 10)
     with pytest.raises(ValueError, match="corrupt or not a ddz-env checkpoint"):
         load(str(bad))
-    import torch
 
     no_agent = tmp_path / "weights.pt"
     torch.save({"state_dict": {"w": torch.zeros(2)}}, no_agent)
@@ -428,7 +428,7 @@ def test_decisions_reject_a_malformed_observation():
 
 def test_act_batch_equals_act_one_by_one_for_every_agent():
     """On the batched env's decisions (every phase), act_batch gives what act gives on each alone."""
-    import torch
+    torch = pytest.importorskip("torch", reason="the DMC agent needs the train extra")
 
     from agents import Decisions
     from agents.base import take_sets

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+pytest.importorskip("yaml", reason="configs need the train extra (pip install 'ddz-env[train]')")
 
 from agents.dmc.config import (CONFIG_DIR, TrainConfig, available_configs, config_help,  # noqa: E402
                                config_path, load_config)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="the DMC trainer needs the train extra (pip install 'ddz-env[train]')")
 
 import ddz_env
 from agents.dmc import DMCAgent

@@ -253,7 +253,7 @@ def one_hand_records(a, b, deals, seed, mode):
 
 @pytest.fixture(scope="module")
 def small_dmc():
-    import torch
+    torch = pytest.importorskip("torch", reason="the DMC agent needs the train extra")
 
     from agents.dmc import DMCAgent, DMCModel
 
@@ -315,7 +315,7 @@ def test_cli_errors(capsys, tmp_path):
 
 def test_cli_checks_the_out_path_before_evaluating(tmp_path, capsys, monkeypatch):
     called = []
-    monkeypatch.setattr(cli, "evaluate", lambda *a, **k: called.append(1))
+    monkeypatch.setattr("agents.cli.evaluate.evaluate", lambda *a, **k: called.append(1))  # the program behind evaluate.py
     for out, msg in ((tmp_path / "nope" / "r.json", "does not exist"), (tmp_path, "is a directory")):
         with pytest.raises(SystemExit) as e:
             cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--out", str(out)])
@@ -324,7 +324,7 @@ def test_cli_checks_the_out_path_before_evaluating(tmp_path, capsys, monkeypatch
 
 
 def test_cli_foreign_checkpoint_dict_is_a_clear_error(tmp_path, capsys):
-    import torch
+    torch = pytest.importorskip("torch", reason="checkpoints need the train extra")
 
     path = tmp_path / "foreign.pt"
     torch.save({"agent": "rule", "config": {"foo": 1}}, path)

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
             _write_json(a.out, {"error": str(e), "completed_hands": int(len(e.records)), "partial": partial})
             print(f"wrote {a.out} (the error and the partial results)", file=sys.stderr)
         return 1
-    except (ValueError, FileNotFoundError, TypeError) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
     dt = time.perf_counter() - t0

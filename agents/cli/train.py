@@ -49,9 +49,13 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         print(f"{name}: error: --resume continues with the run's own config: use --set to change keys",
               file=sys.stderr)
         return 2
+    try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
+        from agents.dmc.trainer import load_checkpoint, train
+    except ImportError as e:
+        print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
+              f"first: pip install torch --index-url https://download.pytorch.org/whl/cpu) ({e})", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from agents.dmc.trainer import load_checkpoint, train  # torch: only once the arguments are sound
-
     try:
         if args.resume:
             ck = load_checkpoint(args.resume)

@@ -12,10 +12,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 NET_NAMES = ("landlord", "farmer_down", "farmer_up", "bidding")
 POSITIONS = ("landlord", "farmer_down", "farmer_up")
+
+
+def _yaml():
+    """PyYAML (the ``train`` extra), imported where a config is read or written: the keys and
+    their help (``ddz-train --help``) need no third-party package."""
+    try:
+        import yaml
+    except ImportError as e:
+        raise ImportError(f"reading and writing configs needs PyYAML, part of the 'train' extra "
+                          f"(pip install 'ddz-env[train]'): {e}") from None
+    return yaml
 
 
 def _key(default: Any, help: str, section: str | None = None) -> Any:
@@ -164,6 +173,7 @@ def _coerce(key: str, value: Any, from_text: bool) -> Any:
     """``value`` as the type of field ``key`` (strings from ``--set`` are parsed as YAML scalars)."""
     tp = _HINTS[key]
     if from_text and isinstance(value, str) and tp is not str:
+        yaml = _yaml()
         try:
             value = yaml.safe_load(value)
         except yaml.YAMLError:
@@ -302,6 +312,7 @@ def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] |
     data: dict[str, Any] = {}
     if path is not None:
         p = config_path(path)
+        yaml = _yaml()
         try:
             data = yaml.safe_load(p.read_text()) or {}
         except yaml.YAMLError as e:
@@ -331,7 +342,7 @@ def resume_config(saved: dict[str, Any], overrides: list[str] | dict[str, Any] |
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    Path(path).write_text(_yaml().safe_dump(cfg.to_dict(), sort_keys=False))
 
 
 __all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",

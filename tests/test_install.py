@@ -1,0 +1,124 @@
+"""Dependencies as extras (issue 14): the core install is numpy, gymnasium and pettingzoo; the env,
+the rules core, the random and rule agents and the evaluation run without torch, PyYAML, tqdm or
+matplotlib (checked in a subprocess where importing them fails), and what needs them says which
+extra brings them."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCKED = ("torch", "yaml", "matplotlib", "tqdm", "tensorboard")
+
+# inserted first in sys.meta_path: importing a blocked package (or any submodule) raises ImportError
+BLOCKER = textwrap.dedent(f"""
+    import sys
+
+    class _NotInstalled:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in {BLOCKED!r}:
+                raise ImportError(f"No module named {{name!r}} (blocked by the test)")
+            return None
+
+    sys.meta_path.insert(0, _NotInstalled())
+    sys.path.insert(0, {str(ROOT)!r})
+""")
+
+
+def run_blocked(code: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_the_blocker_blocks():
+    p = run_blocked("import torch")
+    assert p.returncode != 0 and "blocked by the test" in p.stderr
+
+
+def test_env_plays_a_random_hand_without_torch_yaml_matplotlib():
+    p = run_blocked("""
+        import numpy as np
+        import ddz_env
+
+        env = ddz_env.env()
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        scores = {}
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            scores[agent] = scores.get(agent, 0) + reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"].view(bool)))))
+        assert len(scores) == 3 and sum(scores.values()) == 0, scores
+        vec = ddz_env.VectorDouDizhu(8, seed=0)
+        for _ in range(50):
+            vec.step(vec.random_actions(rng))
+        print("scores", scores)
+        print("loaded", sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED))
+    """.replace("BLOCKED", repr(BLOCKED)))
+    assert p.returncode == 0, p.stderr
+    assert "scores {" in p.stdout and "loaded []" in p.stdout
+
+
+def test_baseline_agents_and_evaluation_without_torch(tmp_path):
+    fake = tmp_path / "model.pt"
+    fake.write_bytes(b"not read: torch is missing")
+    p = run_blocked(f"""
+        import gymnasium
+        import agents
+        import ddz_env
+        from agents import RandomAgent, RuleAgent, evaluate, load
+
+        assert isinstance(load("rule"), RuleAgent) and isinstance(load("random"), RandomAgent)
+        res = evaluate("rule", "random", deals=2, seed=0, progress=True)   # progress: no tqdm, no bar
+        print("score", res["A"]["mean_score"])
+        env = gymnasium.make("ddz/DouDizhuSeat-v0", opponents="rule")
+        env.reset(seed=0)
+        try:
+            load({str(fake)!r})
+        except ImportError as e:
+            print("checkpoint:", e)
+    """)
+    assert p.returncode == 0, p.stderr
+    assert "score " in p.stdout
+    assert "checkpoint: checkpoints and learned agents need torch, part of the 'train' extra" in p.stdout
+
+
+def test_the_programs_say_which_extra_they_need():
+    p = run_blocked("""
+        from agents.cli.train import main
+        code = main(["--config", "smoke"])
+        print("exit", code)
+    """)
+    assert p.returncode == 0, p.stderr
+    assert "exit 2" in p.stdout and "training needs the 'train' extra" in p.stderr and "Traceback" not in p.stderr
+    p = run_blocked("""
+        from agents.cli.train import main
+        main(["--help"])
+    """)
+    assert p.returncode == 0 and "log_every_frames" in p.stdout, p.stderr  # the keys and their help, no yaml
+    p = run_blocked("""
+        import sys
+        from agents.cli.evaluate import main
+        sys.exit(main(["--a", "rule", "--b", "random", "--deals", "1", "--no-progress"]))
+    """)
+    assert p.returncode == 0 and "rule (A) vs random (B): 1 deals" in p.stdout, p.stderr
+
+
+def test_pyproject_core_and_extras():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = {d.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip() for d in project["dependencies"]}
+    assert names == {"numpy", "gymnasium", "pettingzoo"}
+    extras = project["optional-dependencies"]
+    assert {"train", "tensorboard", "marl", "rllib", "bench", "dev"} <= set(extras)
+    train = " ".join(extras["train"])
+    for dep in ("torch", "pyyaml", "tqdm", "matplotlib"):
+        assert dep in train
+    assert "tensorboard" in " ".join(extras["tensorboard"])
