@@ -31,7 +31,27 @@ def _register() -> None:
 _register()
 register_gymnasium()  # gymnasium.make("ddz/DouDizhuSeat-v0"): one seat as a single-agent env
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version; from a clone that is not installed, pyproject's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ddz-env")
+    except PackageNotFoundError:
+        import os
+        import re
+
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+        try:
+            with open(path, encoding="utf-8") as f:
+                m = re.search(r'^version = "([^"]+)"', f.read(), re.M)
+        except OSError:
+            m = None
+        return m.group(1) if m else "0+unknown"
+
+
+__version__ = _version()
 __all__ = [
     "env", "raw_env", "Game", "Phase", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
     "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",

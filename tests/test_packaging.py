@@ -1,0 +1,92 @@
+"""Packaging hygiene (issue 14): SPDX license and LICENSE file, ``py.typed`` markers, the configs
+and console scripts in the wheel, a changelog, ``ddz_env.__version__``, and no warnings of ours
+on import or on building the package."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_spdx_license_and_license_file():
+    meta = pyproject()
+    assert meta["project"]["license"] == "MIT" and meta["project"]["license-files"] == ["LICENSE"]
+    requires = " ".join(meta["build-system"]["requires"])
+    assert re.search(r"setuptools>=(\d+)", requires) and int(re.search(r"setuptools>=(\d+)", requires)[1]) >= 77
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c) 2026 ddz-env authors" in text
+
+
+def test_typed_markers_and_changelog():
+    assert (ROOT / "ddz_env" / "py.typed").is_file() and (ROOT / "agents" / "py.typed").is_file()
+    data = pyproject()["tool"]["setuptools"]["package-data"]
+    assert "py.typed" in data["ddz_env"] and "py.typed" in data["agents"]
+    log = (ROOT / "CHANGELOG.md").read_text()
+    assert "## Unreleased" in log and "## 0.1.0" in log
+
+
+def test_version():
+    import ddz_env
+
+    assert ddz_env.__version__ == pyproject()["project"]["version"]
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        assert version("ddz-env") == ddz_env.__version__
+    except PackageNotFoundError:
+        pass
+
+
+def test_imports_print_no_warnings():
+    code = ("import ddz_env, agents, agents.cli.train, agents.cli.evaluate, agents.dmc.config; "
+            "ddz_env.env().reset(seed=0)")
+    p = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stderr == "" and p.stdout == "", p.stderr
+
+
+def test_the_wheel_builds_without_warnings_and_holds_what_it_should(tmp_path):
+    """Build the wheel from a copy of the sources (no network: the installed setuptools)."""
+    try:
+        import setuptools
+    except ImportError:
+        pytest.skip("setuptools is not installed")
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        pytest.skip(f"setuptools {setuptools.__version__} < 77 cannot build SPDX license strings")
+    src = tmp_path / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for pkg in ("ddz_env", "agents"):
+        shutil.copytree(ROOT / pkg, src / pkg, ignore=ignore)
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                        str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout + p.stderr
+    assert "Warning" not in out and "deprecated" not in out, out
+    wheel = next((tmp_path / "dist").glob("ddz_env-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        scripts = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    for need in ("ddz_env/py.typed", "agents/py.typed", "agents/dmc/configs/default.yaml",
+                 "agents/dmc/configs/smoke.yaml", "agents/cli/train.py"):
+        assert need in names, need
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in meta
+    requires = [ln for ln in meta.splitlines() if ln.startswith("Requires-Dist:") and "extra ==" not in ln]
+    assert len(requires) == 3 and not any("torch" in r for r in requires), requires
+    assert "ddz-train = agents.cli.train:main" in scripts and "ddz-evaluate = agents.cli.evaluate:main" in scripts
