@@ -57,6 +57,9 @@ class TrainConfig:
     learn_from_opponents: bool = _key(True, "the opponents' decisions are training samples too")
     num_buffers: int = _key(16, "shared-memory batches in flight (actor processes)")
     sync_every: int = _key(1, "actors refresh their weights from the learner every this many batches they send")
+    backend: str = _key("local", '"local": actor processes on this machine (inline with num_actors 0); '
+                        '"ray": Ray actors on the nodes of a cluster')
+    ray_address: str = _key("", 'with backend "ray": the cluster to join ("auto": the running one); "": start Ray here')
     total_frames: int = _key(1_000_000, "stop after this many decisions produced by the actors", "learner")
     max_seconds: float = _key(0.0, "> 0: also stop after this many seconds of this session (benchmarks)")
     batch_size: int = _key(1024, "transitions per update")
@@ -104,6 +107,10 @@ class TrainConfig:
                 raise bad(key, "must be at least 1")
         if self.num_actors < 0:
             raise bad("num_actors", "must be >= 0")
+        if self.backend not in ("local", "ray"):
+            raise bad("backend", "'local' or 'ray'")
+        if self.backend == "ray" and self.num_actors < 1:
+            raise bad("num_actors", "backend 'ray' needs at least 1 actor")
         if self.opponent_share > 0 and not self.opponents:
             raise bad("opponent_share", "> 0 needs at least one entry in 'opponents'")
         for key in ("epsilon", "bid_epsilon", "opponent_share"):

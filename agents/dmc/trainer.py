@@ -6,14 +6,11 @@ Read top to bottom:
    four networks regresses its own samples' Q(s, a) on the Monte-Carlo targets (MSE), one
    optimizer over all of them (the per-network losses are summed, so each network gets
    the gradient of its own mean loss).
-2. :func:`actor_loop`: an actor process. It steps ``num_envs`` tables with one forward pass
-   per step, and writes fixed-size batches of finished samples into shared-memory buffers
-   (free / full index queues, as DouZero). It refreshes its weights from the learner's
-   shared-memory model copy.
-3. :func:`train`: the learner. With ``num_actors: 0`` it acts inline (deterministic, and
-   ``--resume`` continues bit for bit); else it starts the actor processes, consumes
-   their batches and publishes weights after every update. CSV log, progress bar,
-   checkpoints, learning curve.
+2. :func:`train`: the learner. Batches come from an experience source (``sources.py``: inline
+   in this process with ``num_actors: 0``, deterministic, and ``--resume`` continues bit for
+   bit; actor processes over shared memory; or Ray actors on a cluster with ``backend: ray``);
+   it learns on each and publishes the new weights. CSV log, progress bar, checkpoints,
+   evaluation, learning curve.
 """
 from __future__ import annotations
 
@@ -22,7 +19,6 @@ import csv
 import logging
 import math
 import os
-import queue
 import sys
 import time
 from pathlib import Path
@@ -30,12 +26,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import multiprocessing as mp
 
-from .config import NET_NAMES, POSITIONS, TrainConfig, config_from_dict, save_config
+from .config import NET_NAMES, POSITIONS, TrainConfig, save_config
 from .evaluator import TrainingEvaluator, read_rows
 from .experience import Collector, Stats
-from .model import NUM_NETS, OBS_CELLS, DMCModel
+from .sources import make_source
+from .model import NUM_NETS, DMCModel
 
 log = logging.getLogger("dmc")
 FORMAT_VERSION = 1
@@ -84,68 +80,6 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
     for n, loss in parts:
         losses[n] = float(loss.detach())
     return losses
-
-
-# ---------------------------------------------------------------------------------------------- actors
-def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version, buffers: dict[str, torch.Tensor],
-               free_q, full_q, stop, seed_offset: int = 0, learner_pid: int | None = None) -> None:
-    """An actor process: act on ``num_envs`` tables, send batches through the shared buffers.
-
-    ``seed_offset`` (the frames done so far) gives a resumed run fresh deals. The actor exits
-    when its learner ``learner_pid`` is gone (killed, out of memory): it is then reparented,
-    and ``os.getppid()`` changes."""
-
-    def orphaned() -> bool:
-        return learner_pid is not None and os.getppid() != learner_pid
-
-    full_q.cancel_join_thread()  # exit at once when stopped, even with batches the learner will not read
-    cfg = config_from_dict(cfg_dict)
-    torch.set_num_threads(cfg.torch_threads)
-    device = torch.device(cfg.device)
-    model = make_model(cfg).to(device)
-    model.eval()
-    seen = -1
-    collector = Collector(cfg, seed=cfg.seed * 1000 + rank + 1 + 7919 * seed_offset)
-    sent = 0
-    try:
-        while not stop.is_set() and not orphaned():
-            if sent % cfg.sync_every == 0 and version.value != seen:
-                with lock:
-                    seen = version.value
-                    model.load_state_dict(shared_model.state_dict())
-            collector.step(model)
-            while not stop.is_set():
-                batch = collector.pop_batch(cfg.batch_size)
-                if batch is None:
-                    break
-                while True:
-                    try:
-                        idx = free_q.get(timeout=0.5)
-                        break
-                    except queue.Empty:
-                        if stop.is_set() or orphaned():
-                            return
-                if idx is None:
-                    return
-                for key, arr in zip(("obs", "action", "net", "target"), batch):
-                    buffers[key][idx].copy_(torch.from_numpy(arr))
-                buffers["stats"][idx].copy_(torch.from_numpy(collector.stats.as_array()))
-                collector.stats.clear()
-                full_q.put(idx)
-                sent += 1
-    except KeyboardInterrupt:
-        pass
-
-
-def _make_buffers(cfg: TrainConfig) -> dict[str, torch.Tensor]:
-    n, b = cfg.num_buffers, cfg.batch_size
-    return {
-        "obs": torch.zeros((n, b, OBS_CELLS), dtype=torch.int8).share_memory_(),
-        "action": torch.zeros((n, b), dtype=torch.int32).share_memory_(),
-        "net": torch.zeros((n, b), dtype=torch.int8).share_memory_(),
-        "target": torch.zeros((n, b), dtype=torch.float32).share_memory_(),
-        "stats": torch.zeros((n, Stats.SIZE), dtype=torch.float64).share_memory_(),
-    }
 
 
 # ---------------------------------------------------------------------------------------------- checkpoints
@@ -395,7 +329,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     optimizer = make_optimizer(cfg, model)
     frames = updates = 0
     elapsed0 = 0.0
-    collector = Collector(cfg, seed=cfg.seed * 1000) if cfg.num_actors == 0 else None
+    collector = Collector(cfg, seed=cfg.seed * 1000) if cfg.num_actors == 0 and cfg.backend != "ray" else None
     if resume is not None:
         try:
             model.load_state_dict(resume["model"])
@@ -461,67 +395,20 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             save()
             next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
 
-    procs = []
-    stop = None
+    source = make_source(cfg, model, frames, collector, run_dir)
+    model.train()
     try:
-        if cfg.num_actors == 0:
-            model.train()
-            runlog.start(frames)
-            while not done():
-                batch = collector.pop_batch(cfg.batch_size)
-                if batch is None:
-                    collector.step(model)
-                    continue
-                losses = learn(model, optimizer, batch, cfg, device)
-                frames += cfg.batch_size
-                updates += 1
-                stats = collector.stats.as_array()
-                collector.stats.clear()
-                after_update(losses, stats)
-        else:
-            ctx = mp.get_context("spawn")
-            shared = make_model(cfg)
-            shared.load_state_dict({k: v.cpu() for k, v in model.state_dict().items()})
-            shared.share_memory()
-            lock, version, stop = ctx.Lock(), ctx.Value("l", 0), ctx.Event()
-            buffers = _make_buffers(cfg)
-            free_q, full_q = ctx.Queue(), ctx.Queue()
-            for i in range(cfg.num_buffers):
-                free_q.put(i)
-            for rank in range(cfg.num_actors):
-                p = ctx.Process(target=actor_loop, args=(rank, cfg.to_dict(), shared, lock, version, buffers,
-                                                         free_q, full_q, stop, frames, os.getpid()), daemon=True)
-                p.start()
-                procs.append(p)
-            shared_params = list(shared.state_dict().values())
-            while not done():
-                try:
-                    idx = full_q.get(timeout=1.0)
-                except queue.Empty:
-                    dead = [p for p in procs if not p.is_alive()]
-                    if dead:
-                        raise RuntimeError(f"actor process exited with code {dead[0].exitcode}")
-                    continue
-                if not runlog.started:  # the first batch: fps counts from here, not from the actors' start-up
-                    runlog.start(frames)
-                batch = tuple(buffers[k][idx].numpy().copy() for k in ("obs", "action", "net", "target"))
-                stats = buffers["stats"][idx].numpy().copy()
-                free_q.put(idx)
-                losses = learn(model, optimizer, batch, cfg, device)
-                frames += cfg.batch_size
-                updates += 1
-                with lock:  # publish the new weights
-                    for dst, src in zip(shared_params, model.state_dict().values()):
-                        dst.copy_(src)
-                    version.value += 1
-                after_update(losses, stats)
+        while not done():
+            batch, stats = source.get()
+            if not runlog.started:  # the first batch: fps counts from here, not from the actors' start-up
+                runlog.start(frames)
+            losses = learn(model, optimizer, batch, cfg, device)
+            frames += cfg.batch_size
+            updates += 1
+            source.publish(model)
+            after_update(losses, stats)
     finally:
-        if stop is not None:
-            stop.set()
-            for p in procs:
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.terminate()
+        source.close()
         if bar is not None:
             bar.close()
         logs.close()
@@ -541,5 +428,5 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     return ckpt_path
 
 
-__all__ = ["train", "learn", "actor_loop", "make_model", "make_optimizer", "checkpoint_dict", "save_checkpoint",
+__all__ = ["train", "learn", "make_model", "make_optimizer", "checkpoint_dict", "save_checkpoint",
            "load_checkpoint", "plot_learning_curve", "log_through_bar", "RunLog", "FORMAT_VERSION", "CSV_FIELDS"]
