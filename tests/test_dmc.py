@@ -206,6 +206,17 @@ def test_resume_continues_exactly(tmp_path):
     assert int(rows[-1]["frames"]) == 2 * k
 
 
+def test_resume_applies_the_new_learning_rate(tmp_path):
+    """--set lr=... on --resume takes effect: the optimizer's saved lr does not override the config."""
+    k = 512
+    first = train(tiny(total_frames=k, lr=1e-3), tmp_path / "r", progress=False)
+    ck = load_checkpoint(first)
+    assert ck["optimizer"]["param_groups"][0]["lr"] == 1e-3
+    resumed = train(config_from_dict(ck["config"], {"total_frames": 2 * k, "lr": 2e-4}), tmp_path / "r", resume=ck,
+                    progress=False)
+    assert load_checkpoint(resumed)["optimizer"]["param_groups"][0]["lr"] == 2e-4
+
+
 def test_train_cli_runs_and_resumes(tmp_path, capsys):
     import sys
 

@@ -334,6 +334,10 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
         try:
             model.load_state_dict(resume["model"])
             optimizer.load_state_dict(resume["optimizer"])
+            for group in optimizer.param_groups:  # the config's values, not the saved ones: --set lr=... on resume
+                group["lr"], group["eps"] = cfg.lr, cfg.optim_eps
+                if cfg.optimizer == "rmsprop":
+                    group["alpha"] = cfg.rmsprop_alpha
             frames, updates, elapsed0 = int(resume["frames"]), int(resume["updates"]), float(resume["elapsed"])
             torch.set_rng_state(resume["torch_rng"])
             if collector is not None and resume.get("collector") is not None:
