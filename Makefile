@@ -21,16 +21,16 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/$(PIP_C) $(TORCH_FROM) torch==2.13.0
-	$(BIN)/$(PIP_C) -e ".[dev,train]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,web]"
 	touch $@
 
 # Tianshou, TorchRL, SB3 for the integration tests
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(BIN)/$(PIP_C) -e ".[dev,train,marl]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl]"
 	touch $@
 
-# RLlib (ray pins an older gymnasium): its own venv
+# RLlib and the Ray training backend (ray pins an older gymnasium): their own venv
 setup-rllib: $(RLLIB_VENV)/.installed
 $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(RLLIB_VENV)
@@ -51,14 +51,16 @@ demo: setup
 play: setup
 	$(BIN)/python demo.py --hands 3 --seed 0
 
-# the whole suite, the integration tests with the real libraries included
+# the whole suite, the integration tests with the real libraries included (RLlib and the Ray
+# training backend in the Ray venv)
 test: setup-marl setup-rllib
-	$(BIN)/python -m pytest tests -k "not rllib"
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
 	$(RBIN)/python -m pytest tests/test_integrations.py -m integration -k rllib
+	$(RBIN)/python -m pytest tests/test_ray.py
 
 # the suite without the MARL libraries (their integration tests skip)
 test-core: setup
-	$(BIN)/python -m pytest tests -k "not rllib"
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup
