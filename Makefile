@@ -55,7 +55,7 @@ play: setup
 # training backend in the Ray venv)
 test: setup-marl setup-rllib
 	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
-	$(RBIN)/python -m pytest tests/test_integrations.py -m integration -k rllib
+	$(RBIN)/python -m pytest tests/test_integrations.py tests/test_readme.py -m integration -k rllib
 	$(RBIN)/python -m pytest tests/test_ray.py
 
 # the suite without the MARL libraries (their integration tests skip)

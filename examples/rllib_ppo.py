@@ -1,6 +1,6 @@
 """RLlib (ray 2.x, new API stack): PPO with an action-masking RL module on Dou Dizhu.
 
-    # ray pins an older gymnasium: give it its own venv (see docs/MARL.md)
+    # ray pins an older gymnasium: give it its own venv (make setup-rllib; README.md, "RLlib")
     pip install "ray[rllib]" && pip install -e .
     python examples/rllib_ppo.py [--iterations 2]
 
