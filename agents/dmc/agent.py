@@ -12,7 +12,7 @@ import torch
 
 from ..base import BatchAgent, Decisions
 from .model import BIDDING_NET, OBS_CELLS, DMCModel
-from .trainer import load_checkpoint
+from .checkpoint import load_checkpoint
 
 _PLAY = 3  # the status plane's play phase
 

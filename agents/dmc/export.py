@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from .trainer import load_checkpoint
+from .checkpoint import load_checkpoint
 
 KEEP = ("agent", "format_version", "config", "model_kwargs", "net_names", "model", "frames", "updates", "elapsed")
 

@@ -29,12 +29,12 @@ import torch
 
 from .config import NET_NAMES, POSITIONS, TrainConfig, save_config
 from .evaluator import TrainingEvaluator, read_rows
+from .checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector, Stats
 from .sources import make_source
 from .model import NUM_NETS, DMCModel
 
 log = logging.getLogger("dmc")
-FORMAT_VERSION = 1
 CSV_FIELDS = (["time_s", "frames", "updates", "fps"] + [f"loss_{n}" for n in NET_NAMES]
               + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate", "score_vs_opponents"])
 
@@ -80,53 +80,6 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
     for n, loss in parts:
         losses[n] = float(loss.detach())
     return losses
-
-
-# ---------------------------------------------------------------------------------------------- checkpoints
-def checkpoint_dict(cfg: TrainConfig, model: DMCModel, optimizer, frames: int, updates: int, elapsed: float,
-                    collector: Collector | None) -> dict[str, Any]:
-    """A self-describing checkpoint of plain containers and tensors (``torch.load(weights_only=True)``)."""
-    return {
-        "agent": "dmc",
-        "format_version": FORMAT_VERSION,
-        "config": cfg.to_dict(),
-        "model_kwargs": model.kwargs,
-        "net_names": list(NET_NAMES),
-        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-        "optimizer": optimizer.state_dict(),
-        "frames": int(frames),
-        "updates": int(updates),
-        "elapsed": float(elapsed),
-        "torch_rng": torch.get_rng_state(),
-        "collector": collector.state_dict() if collector is not None else None,
-    }
-
-
-def save_checkpoint(ck: dict[str, Any], path: Path) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(ck, tmp)
-    os.replace(tmp, path)
-
-
-def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[str, Any]:
-    """A DMC checkpoint (a file, or a run folder's ``checkpoint.pt``); FileNotFoundError / ValueError."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "checkpoint.pt"
-    if not p.is_file():
-        raise FileNotFoundError(f"no checkpoint at {p}")
-    try:
-        ck = torch.load(p, map_location=map_location, weights_only=True)
-    except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
-        raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
-    if not isinstance(ck, dict) or ck.get("agent") != "dmc":
-        raise ValueError(f"{p}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
-    if ck.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{p}: unsupported DMC checkpoint format {ck.get('format_version')!r}")
-    for key in ("config", "model", "model_kwargs"):
-        if key not in ck:
-            raise ValueError(f"{p}: DMC checkpoint without {key!r}")
-    return ck
 
 
 # ---------------------------------------------------------------------------------------------- logging

@@ -1,0 +1,69 @@
+"""DMC checkpoints: one small module that the learner writes with and the agent reads with.
+
+A checkpoint is a dict of plain containers and tensors (``torch.load(weights_only=True)``):
+``agent`` ("dmc"), ``format_version``, ``config``, ``model_kwargs``, ``net_names``, ``model``
+(the state dict), ``optimizer``, ``frames``, ``updates``, ``elapsed``, ``torch_rng`` and, for an
+inline run, ``collector`` (its tables, so ``--resume`` continues exactly).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .config import NET_NAMES, TrainConfig
+from .model import DMCModel
+
+FORMAT_VERSION = 1
+
+
+def checkpoint_dict(cfg: TrainConfig, model: DMCModel, optimizer, frames: int, updates: int, elapsed: float,
+                    collector: Any | None) -> dict[str, Any]:
+    """A self-describing checkpoint of plain containers and tensors (``torch.load(weights_only=True)``)."""
+    return {
+        "agent": "dmc",
+        "format_version": FORMAT_VERSION,
+        "config": cfg.to_dict(),
+        "model_kwargs": model.kwargs,
+        "net_names": list(NET_NAMES),
+        "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "optimizer": optimizer.state_dict(),
+        "frames": int(frames),
+        "updates": int(updates),
+        "elapsed": float(elapsed),
+        "torch_rng": torch.get_rng_state(),
+        "collector": collector.state_dict() if collector is not None else None,
+    }
+
+
+def save_checkpoint(ck: dict[str, Any], path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(ck, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[str, Any]:
+    """A DMC checkpoint (a file, or a run folder's ``checkpoint.pt``); FileNotFoundError / ValueError."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "checkpoint.pt"
+    if not p.is_file():
+        raise FileNotFoundError(f"no checkpoint at {p}")
+    try:
+        ck = torch.load(p, map_location=map_location, weights_only=True)
+    except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
+        raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(ck, dict) or ck.get("agent") != "dmc":
+        raise ValueError(f"{p}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
+    if ck.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{p}: unsupported DMC checkpoint format {ck.get('format_version')!r}")
+    for key in ("config", "model", "model_kwargs"):
+        if key not in ck:
+            raise ValueError(f"{p}: DMC checkpoint without {key!r}")
+    return ck
+
+
+
+__all__ = ["FORMAT_VERSION", "checkpoint_dict", "save_checkpoint", "load_checkpoint"]
