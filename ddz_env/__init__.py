@@ -2,7 +2,8 @@
 
 Layers: ``cards`` -> ``moves`` (the move table) -> ``legal`` (vectorized legality) ->
 ``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC) and
-``vector`` (B hands stepped as arrays).
+``vector`` (B hands stepped as arrays); ``record`` (hand records). Nothing here imports
+``agents`` (the single-seat Gymnasium env, which seats agents, is ``agents.seat_env``).
 Importing the package registers ``ddz/dou_dizhu-v0`` with PettingZoo's registry.
 """
 from __future__ import annotations
@@ -13,7 +14,6 @@ from .env import env, raw_env
 from .game import Game, IllegalActionError, Phase
 from .legal import legal_mask, legal_mask_batch, legal_moves
 from .moves import NUM_MOVES, MoveType, classify, move_id, move_to_string
-from .seat_env import SEAT_ENV_ID, DouDizhuSeatEnv, register_gymnasium
 from .vector import VectorDouDizhu, VectorEnv
 
 ENV_ID = "ddz/dou_dizhu-v0"
@@ -29,7 +29,6 @@ def _register() -> None:
 
 
 _register()
-register_gymnasium()  # gymnasium.make("ddz/DouDizhuSeat-v0"): one seat as a single-agent env
 
 
 def _version() -> str:
@@ -52,8 +51,19 @@ def _version() -> str:
 
 
 __version__ = _version()
+
+#: names that moved up a layer: the seat env plays agents at the other seats, and ddz_env never imports agents
+_MOVED = {"DouDizhuSeatEnv": "agents.seat_env", "register_gymnasium": "agents.seat_env",
+          "SEAT_ENV_ID": "agents.seat_env", "seat_env": "agents.seat_env"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        raise AttributeError(f"ddz_env.{name} moved to {_MOVED[name]} (the single-seat env plays agents at the other "
+                             f"seats; the rules core never imports agents): import it from {_MOVED[name]}")
+    raise AttributeError(f"module 'ddz_env' has no attribute {name!r}")
 __all__ = [
     "env", "raw_env", "Game", "Phase", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
     "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",
-    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv", "DouDizhuSeatEnv", "register_gymnasium", "SEAT_ENV_ID",
+    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv",
 ]

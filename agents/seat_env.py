@@ -1,5 +1,8 @@
 """One seat of Dou Dizhu as a single-agent Gymnasium environment.
 
+It lives with the agents, above the rules core: the other seats are played by agents
+(``ddz_env`` never imports ``agents``).
+
 :class:`DouDizhuSeatEnv` puts a learner at one seat of the AEC environment
 (:class:`ddz_env.env.raw_env`); the two other seats are played by given agents
 (``agents.load`` names or agent objects, default ``"random"``). What single-agent
@@ -7,7 +10,7 @@ libraries (Stable-Baselines3, sb3-contrib's ``MaskablePPO``...) need:
 
 | Item          | Value |
 |---------------|-------|
-| Id            | ``gymnasium.make("ddz/DouDizhuSeat-v0", ...)`` after :func:`register_gymnasium` |
+| Id            | ``gymnasium.make("ddz/DouDizhuSeat-v0", ...)`` after ``import agents`` (which calls :func:`register_gymnasium`) |
 | Observation   | ``Box(0, 1, (29, 4, 15), int8)``: the learning seat's planes (see ``ddz_env.env``) |
 | Action space  | ``Discrete(24648)``, the ids of ``ddz_env.env`` (bid, double, redouble and play) |
 | Mask          | ``env.action_masks()`` -> bool ``(24648,)``; also ``info["action_mask"]`` if ``mask_in_info`` |
@@ -44,10 +47,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS, as_action_id
-from .env import AGENTS, raw_env
-from .game import as_seat
-from .observation import OBS_SHAPE, observe_game
+from ddz_env.actions import NUM_ACTIONS, as_action_id
+from ddz_env.env import AGENTS, raw_env
+from ddz_env.game import as_seat
+from ddz_env.observation import OBS_SHAPE, observe_game
+
+from .loader import load
 
 SEAT_ENV_ID = "ddz/DouDizhuSeat-v0"
 #: reset() gives up after this many hands in a row in which the learning seat never acted
@@ -56,9 +61,7 @@ MAX_SKIPPED_HANDS = 1000
 
 def _load_opponent(spec: Any) -> Any:
     if isinstance(spec, str):
-        import agents
-
-        return agents.load(spec)
+        return load(spec)
     if not hasattr(spec, "act"):
         raise TypeError(f"an opponent is an agents.load name or an object with act(observation), got {spec!r}")
     return spec
@@ -256,7 +259,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
 def register_gymnasium() -> None:
     """Register ``ddz/DouDizhuSeat-v0`` with Gymnasium (idempotent): ``gymnasium.make("ddz/DouDizhuSeat-v0", seat=0)``."""
     if SEAT_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=SEAT_ENV_ID, entry_point="ddz_env.seat_env:DouDizhuSeatEnv")
+        gymnasium.register(id=SEAT_ENV_ID, entry_point="agents.seat_env:DouDizhuSeatEnv")
 
 
 __all__ = ["DouDizhuSeatEnv", "register_gymnasium", "SEAT_ENV_ID", "MAX_SKIPPED_HANDS"]
