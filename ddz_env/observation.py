@@ -6,34 +6,15 @@ Scalar channels are one-hot cells, laid out as the table says. "Relative seat"
 is 0 for the observer, 1 for the next seat (who acts after it), 2 for the
 previous seat.
 
-=======  =====================  ===============================================================
-channel  name                   content
-=======  =====================  ===============================================================
-0        hand                   own cards
-1        unseen                 cards whose place the observer cannot know (in the others'
-                                hands, minus the known bottom cards the landlord still holds)
-2        bottom                 the 3 bottom cards, once revealed (R7); zeros before
-3, 4, 5  played                 cards played so far by relative seat 0, 1, 2
-6        to_beat                cards of the move to beat; zeros when the observer leads
-7..21    history                the last K = 15 plays (passes included), 7 = most recent;
-                                a pass is an empty plane
-22       history_seats          [r, k] = 1: history slot k (0 = most recent) was played by
-                                relative seat r; [3, k] = 1: that slot is a pass
-23,24,25 cards_left             cards held by relative seat 0, 1, 2: one-hot over the 60
-                                cells, flat index = count (row-major, cell = 15 * row + col)
-26       bids                   [r, b] = 1: relative seat r bid b (0 pass, 1, 2, 3);
-                                [3, r] = 1: relative seat r was the first bidder
-27       doubling               [r, d] = 1: relative seat r chose d (0 no, 1 double): own
-                                choice at once, the farmers' choices only once both are made
-                                (R5); [3, d] = 1: the landlord chose d (0 no, 1 redouble)
-28       status                 [0, p] phase (0 bid, 1 double, 2 redouble, 3 play, 4 over);
-                                [1, q] own role once known (0 landlord, 1 farmer after the
-                                landlord, 2 farmer before); [2, r] relative seat that played
-                                the move to beat; [3, n] n = bombs played (0..13); [3, 14]
-                                the rocket was played
-=======  =====================  ===============================================================
+:data:`LAYOUT` is the one table of the layout: the ``CH_*`` constants, the table below, the
+AEC env's doc page and README's table are all made from (or checked against) it, and
+``LAYOUT_BY_NAME[name].of(planes)`` is a named view of any ``(..., 29, 4, 15)`` planes.
+
+{LAYOUT_TABLE}
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,15 +25,99 @@ from .moves import NUM_MOVES
 
 _PLAY = 3  # game.Phase.PLAY (kept numeric: game.py does not import this module)
 
-HISTORY = 15
-CH_HAND, CH_UNSEEN, CH_BOTTOM, CH_PLAYED, CH_TO_BEAT = 0, 1, 2, 3, 6
-CH_HISTORY = 7
-CH_HISTORY_SEATS = CH_HISTORY + HISTORY  # 22
-CH_CARDS_LEFT = CH_HISTORY_SEATS + 1  # 23, 24, 25
-CH_BIDS = CH_CARDS_LEFT + 3  # 26
-CH_DOUBLING = CH_BIDS + 1  # 27
-CH_STATUS = CH_DOUBLING + 1  # 28
-NUM_CHANNELS = CH_STATUS + 1  # 29
+HISTORY = 15  # plays kept in the history channels
+
+
+@dataclass(frozen=True)
+class Channels:
+    """A named run of channels of the layout: ``planes[..., start:start + count, :, :]``."""
+
+    name: str
+    start: int
+    count: int
+    content: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.count
+
+    def of(self, planes: np.ndarray) -> np.ndarray:
+        """This slice of ``(..., 29, 4, 15)`` planes (a view)."""
+        return planes[..., self.start:self.stop, :, :]
+
+    def label(self) -> str:
+        """The channel numbers as the tables write them: ``0``, ``3, 4, 5``, ``7 .. 21``."""
+        if self.count == 1:
+            return str(self.start)
+        if self.count <= 3:
+            return ", ".join(str(c) for c in range(self.start, self.stop))
+        return f"{self.start} .. {self.stop - 1}"
+
+
+def _layout(*rows: tuple[str, int, str]) -> tuple[Channels, ...]:
+    out, start = [], 0
+    for name, count, content in rows:
+        out.append(Channels(name, start, count, content))
+        start += count
+    return tuple(out)
+
+
+#: THE observation layout, in channel order (name, number of channels, content)
+LAYOUT = _layout(
+    ("hand", 1, "own cards"),
+    ("unseen", 1, "cards whose place the observer cannot know (the others' hands, minus the known bottom "
+                  "cards the landlord still holds)"),
+    ("bottom", 1, "the 3 bottom cards, once revealed (R7); zeros before"),
+    ("played", 3, "cards played so far by relative seat 0, 1, 2"),
+    ("to_beat", 1, "cards of the move to beat; zeros when the observer leads"),
+    ("history", HISTORY, f"the last {HISTORY} plays (passes included), most recent first; a pass is an empty plane"),
+    ("history_seats", 1, "`[r, k]` = 1: history slot k (0 = most recent) was played by relative seat r; "
+                         "`[3, k]` = 1: that slot is a pass"),
+    ("cards_left", 3, "cards held by relative seat 0, 1, 2: one-hot over the 60 cells, flat index = count "
+                      "(row-major, cell = 15 * row + column)"),
+    ("bids", 1, "`[r, b]` = 1: relative seat r bid b (0 pass, 1, 2, 3); `[3, r]` = 1: relative seat r was "
+                "the first bidder"),
+    ("doubling", 1, "`[r, d]` = 1: relative seat r chose d (0 no, 1 double): own choice at once, the "
+                    "farmers' choices only once both are made (R5); `[3, d]` = 1: the landlord chose d "
+                    "(0 no, 1 redouble)"),
+    ("status", 1, "`[0, p]` phase (0 bid, 1 double, 2 redouble, 3 play, 4 over); `[1, q]` own role once "
+                  "known (0 landlord, 1 farmer after the landlord, 2 farmer before); `[2, r]` relative seat "
+                  "that played the move to beat; `[3, n]` n = bombs played (0..13); `[3, 14]` the rocket "
+                  "was played"),
+)
+LAYOUT_BY_NAME = {c.name: c for c in LAYOUT}
+CH_HAND = LAYOUT_BY_NAME["hand"].start  # 0
+CH_UNSEEN = LAYOUT_BY_NAME["unseen"].start  # 1
+CH_BOTTOM = LAYOUT_BY_NAME["bottom"].start  # 2
+CH_PLAYED = LAYOUT_BY_NAME["played"].start  # 3, 4, 5
+CH_TO_BEAT = LAYOUT_BY_NAME["to_beat"].start  # 6
+CH_HISTORY = LAYOUT_BY_NAME["history"].start  # 7 .. 21
+CH_HISTORY_SEATS = LAYOUT_BY_NAME["history_seats"].start  # 22
+CH_CARDS_LEFT = LAYOUT_BY_NAME["cards_left"].start  # 23, 24, 25
+CH_BIDS = LAYOUT_BY_NAME["bids"].start  # 26
+CH_DOUBLING = LAYOUT_BY_NAME["doubling"].start  # 27
+CH_STATUS = LAYOUT_BY_NAME["status"].start  # 28
+NUM_CHANNELS = LAYOUT[-1].stop  # 29
+
+
+def layout_table(fmt: str = "markdown") -> str:
+    """:data:`LAYOUT` as a table: ``"markdown"`` (README, the env's doc page) or ``"rst"``."""
+    if fmt == "markdown":
+        rows = ["| channel | name | content |", "|---|---|---|"]
+        rows += [f"| {c.label()} | `{c.name}` | {c.content} |" for c in LAYOUT]
+        return "\n".join(rows)
+    if fmt == "rst":
+        w1 = max(len(c.label()) for c in LAYOUT)
+        w2 = max(len(c.name) for c in LAYOUT) + 4
+        rule = f"{'=' * w1}  {'=' * w2}  {'=' * 60}"
+        rows = [rule, f"{'channel':<{w1}}  {'name':<{w2}}  content", rule]
+        rows += [f"{c.label():<{w1}}  {'``' + c.name + '``':<{w2}}  {c.content.replace('`', '``')}" for c in LAYOUT]
+        return "\n".join(rows + [rule])
+    raise ValueError(f"fmt must be 'markdown' or 'rst', got {fmt!r}")
+
+
+if __doc__ is not None:  # (python -OO strips docstrings)
+    __doc__ = __doc__.replace("{LAYOUT_TABLE}", layout_table("rst"))
 OBS_SHAPE = (NUM_CHANNELS, 4, NUM_RANKS)
 _NUM_CARD_CHANNELS = CH_HISTORY + HISTORY  # channels 0..21 are card planes
 _ROWS = np.arange(4, dtype=np.int8)[:, None]
@@ -219,4 +284,4 @@ def observe_game(game, seat: int) -> np.ndarray:
     return flat.reshape(OBS_SHAPE)
 
 
-__all__ = ["MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+__all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

@@ -566,3 +566,23 @@ def test_observe_game_rejects_seats_that_are_not_0_1_2():
         with pytest.raises(ValueError, match=r"seat must be 0, 1 or 2, got " + re.escape(repr(bad))):
             observe_game(g, bad)
     np.testing.assert_array_equal(observe_game(g, np.int64(2)), observe_game(g, 2))
+
+
+def test_layout_is_one_table_and_every_copy_matches_it():
+    """LAYOUT is the one source: contiguous channels, the CH_* constants from it, README's table and
+    this module's doc page generated from it, named views that slice the right channels (issue 13)."""
+    from pathlib import Path
+
+    from ddz_env import observation as ob
+
+    stops = [0] + [c.stop for c in ob.LAYOUT]
+    assert [c.start for c in ob.LAYOUT] == stops[:-1] and stops[-1] == ob.NUM_CHANNELS == 29
+    assert (ob.CH_HAND, ob.CH_PLAYED, ob.CH_TO_BEAT, ob.CH_HISTORY, ob.CH_CARDS_LEFT, ob.CH_STATUS) == (0, 3, 6, 7, 23, 28)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert ob.layout_table("markdown") in readme, "README's observation table differs from LAYOUT: paste layout_table()"
+    assert ob.layout_table("rst") in ob.__doc__
+    g = Game.deal(3)
+    planes = observe_game(g, g.current_player)
+    hand = ob.LAYOUT_BY_NAME["hand"].of(planes)
+    assert hand.shape == (1, 4, 15) and decode_cards(hand[0]).tolist() == g.hands[g.current_player].tolist()
+    assert ob.LAYOUT_BY_NAME["cards_left"].of(planes[None]).shape == (1, 3, 4, 15)
