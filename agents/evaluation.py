@@ -73,11 +73,16 @@ class ReplayWriter:
     The hand is rebuilt on the scalar :class:`~ddz_env.game.Game` from its actions, and its scores
     must equal the batched env's: a mismatch raises (a rules bug, never seen)."""
 
-    def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, doubling: bool):
+    def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, doubling: bool,
+                 deals: int | None = None):
         self.folder, self.labels, self.seed, self.mode, self.doubling = folder, labels, seed, mode, doubling
+        self.deals = deals  # save only the hands of deals 0 .. deals - 1 (None: all)
 
     def __call__(self, job: Job, actions: list, row: np.ndarray) -> None:
         from ddz_env.game import Game
+
+        if self.deals is not None and job.index >= self.deals:
+            return
         from ddz_env.record import record_of, save
 
         fixed = self.mode == "fixed-landlord"
@@ -98,7 +103,7 @@ class ReplayWriter:
 
 def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np.ndarray:
     """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
-    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables, replay_dir = task
+    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables, replay_dir, replay_deals = task
     if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
@@ -106,7 +111,7 @@ def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np
     fixed = mode == "fixed-landlord"
     writer = None
     if replay_dir is not None:
-        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, doubling)
+        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, doubling, replay_deals)
     return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, bidding=not fixed,
                       doubling=doubling and not fixed, names=("A", "B"), tables=tables, on_hand=on_hand,
                       on_history=writer)
@@ -131,14 +136,16 @@ def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
 def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
                 workers: int = 1, doubling: bool = True,
                 on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES,
-                replay_dir: str | os.PathLike | None = None) -> np.ndarray:
+                replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None) -> np.ndarray:
     """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order;
-    with ``replay_dir`` every hand is also saved there as a hand record (:class:`ReplayWriter`)."""
+    with ``replay_dir`` every hand (of the first ``replay_deals`` deals, if given) is also saved
+    there as a hand record (:class:`ReplayWriter`)."""
     run = f"{os.getpid()}-{next(_RUNS)}"
     if replay_dir is not None:
         replay_dir = os.fspath(replay_dir)
         os.makedirs(replay_dir, exist_ok=True)
-    tasks = [(run, a, b, seed, mode, doubling, s, e, tables, replay_dir) for s, e in _chunks(deals, workers)]
+    tasks = [(run, a, b, seed, mode, doubling, s, e, tables, replay_dir, replay_deals)
+             for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
     parts = []
     try:
@@ -171,7 +178,7 @@ def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
 
 def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
              workers: int = 1, doubling: bool = True, progress: bool = False, tables: int = DEFAULT_TABLES,
-             replay_dir: str | os.PathLike | None = None) -> dict:
+             replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None) -> dict:
     """Play ``a`` against ``b`` on ``deals`` seeded deals and return every figure (JSON-ready).
 
     ``a`` / ``b``: a registered name (``"rule"``, ``"random"``), a checkpoint path, or an agent
@@ -179,8 +186,8 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     ``act(observation)``. Each worker plays its deals on ``tables`` tables of the batched env
     at once, each agent deciding all its pending decisions in one call. ``doubling=False`` turns the doubling phases
     off in duplicate mode (fixed-landlord mode never doubles). ``progress`` shows a tqdm bar.
-    ``replay_dir``: save every hand as a hand record there (``ddz_env.record``; slower: each hand is
-    replayed on the scalar ``Game``).
+    ``replay_dir``: save every hand (of the first ``replay_deals`` deals, if given) as a hand record
+    there (``ddz_env.record``; slower: each saved hand is replayed on the scalar ``Game``).
     See ``agents/stats.py`` for what each figure means.
     """
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
@@ -215,7 +222,7 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
 
     try:
         records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables,
-                              replay_dir)
+                              replay_dir, replay_deals)
     except AgentError as e:  # keep what was played: the figures of the deals finished in every seating
         done = complete_deals(e.records, 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS))
         e.partial = {"config": config, **summary(done)} if len(done) else None

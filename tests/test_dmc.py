@@ -582,3 +582,24 @@ def test_log_lines_never_land_on_the_progress_bar_line(tmp_path, capsys):
     assert sum("LOGLINE dmc frames" in p for p in logged) == 4, err
     assert all(p.startswith("LOGLINE") for p in logged), [p for p in logged if not p.startswith("LOGLINE")]
     assert "it/s" in err or "fr/s" in err  # the bar was drawn
+
+
+def test_training_evaluation_writes_eval_rows_and_keeps_a_few_hand_records(tmp_path):
+    """eval_every: rows in eval.csv; eval_replays: the hands of that many evaluation deals saved as
+    hand records that replay to their stored scores (issue 15)."""
+    from ddz_env import record
+
+    run = tmp_path / "run"
+    train(tiny(total_frames=512, eval_every=512, eval_deals=2, eval_opponents=["random"], eval_replays=1), run,
+          progress=False)
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    assert {(r["opponent"], r["mode"]) for r in rows} >= {("random", "fixed-landlord")}
+    folders = sorted((run / "replays").iterdir())
+    assert folders and all(f.name.startswith("000000000512-random-") for f in folders)
+    for f in folders:
+        files = sorted(f.glob("*.json"))
+        assert len(files) == (6 if f.name.endswith("duplicate") else 2)  # 1 deal in every seating
+        for p in files:
+            rec = record.load(p)
+            assert record.replay(rec).scores.tolist() == rec["result"]["scores"]
+            assert rec["meta"]["deal"] == 0

@@ -80,6 +80,8 @@ class TrainConfig:
     eval_deals: int = _key(200, "seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["rule", "random"], "evaluation opponents (agents.load specs)")
+    eval_replays: int = _key(0, "hands of this many evaluation deals kept as hand records (run/replays/; "
+                                "open with python -m agents.web --replays DIR)")
     log_every_frames: int = _key(100_000, "frames between log.csv rows and log lines (at the same frames in "
                                  "every run of a config); 0: every log_every seconds", "bookkeeping")
     log_every: float = _key(10.0, "seconds between log.csv rows and log lines when log_every_frames is 0")
@@ -111,6 +113,8 @@ class TrainConfig:
             raise bad("backend", "'local' or 'ray'")
         if self.backend == "ray" and self.num_actors < 1:
             raise bad("num_actors", "backend 'ray' needs at least 1 actor")
+        if self.eval_replays < 0:
+            raise bad("eval_replays", "must be >= 0")
         if self.opponent_share > 0 and not self.opponents:
             raise bad("opponent_share", "> 0 needs at least one entry in 'opponents'")
         for key in ("epsilon", "bid_epsilon", "opponent_share"):

@@ -36,8 +36,10 @@ def _round(x: Any) -> Any:
 
 
 def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, opponents: list[str], deals: int,
-              seed: int, bidding: bool, doubling: bool) -> list[dict[str, Any]]:
-    """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker."""
+              seed: int, bidding: bool, doubling: bool, replay_root: str | None = None,
+              replay_deals: int = 0) -> list[dict[str, Any]]:
+    """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker.
+    With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
     from agents.evaluation import evaluate
 
     from .agent import DMCAgent
@@ -50,7 +52,11 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
     rows = []
     for opp in opponents:
         for mode in modes:
-            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, doubling=doubling)
+            where = None
+            if replay_root is not None and replay_deals > 0:
+                where = os.path.join(replay_root, f"{frames:012d}-{os.path.basename(opp)}-{mode}")
+            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, doubling=doubling, replay_dir=where,
+                           replay_deals=replay_deals if where else None)
             a = res["A"]
             lo, hi = a["score_ci95"]
             row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals,
@@ -80,6 +86,7 @@ class TrainingEvaluator:
 
     def __init__(self, cfg, run_dir: Path, resume_frames: int | None = None):
         self.cfg = cfg
+        self.run_dir = Path(run_dir)
         self.path = Path(run_dir) / "eval.csv"
         rows = read_rows(self.path) if resume_frames is not None else []
         # a resumed run continues from its checkpoint: rows written after it are dropped
@@ -109,7 +116,7 @@ class TrainingEvaluator:
         c = self.cfg
         self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,
                                              list(c.eval_opponents), c.eval_deals, c.eval_seed, c.bidding,
-                                             c.doubling))
+                                             c.doubling, str(self.run_dir / "replays"), c.eval_replays))
 
     def poll(self, wait: bool = False) -> list[dict[str, Any]]:
         """Write the rows of finished evaluations (all of them with ``wait``); returns them."""
