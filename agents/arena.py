@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
-from ddz_env.cards import deal as deal_cards
+from ddz_env.rules import deal_hand
 from ddz_env.game import Phase
 from ddz_env.moves import MOVE_TYPE, MoveType
 from ddz_env.vector import VectorDouDizhu
@@ -78,9 +78,8 @@ class Job:
 
 def make_deal(seed: int, index: int) -> Deal:
     """Deal ``index`` of ``seed``: independent of every other deal and of who plays it."""
-    rng = np.random.default_rng([int(seed), int(index)])
-    hands, bottom = deal_cards(rng)
-    return Deal(hands, bottom, int(rng.integers(3)))
+    hands, bottom, first_bidder = deal_hand(np.random.default_rng([int(seed), int(index)]))
+    return Deal(hands, bottom, first_bidder)
 
 
 def seat_seed(seed: int, index: int, seat: int) -> int:

@@ -11,7 +11,6 @@ first and mutates only a legal action, so an illegal one leaves the state intact
 from __future__ import annotations
 
 import copy
-from enum import IntEnum
 from typing import Sequence
 
 import numpy as np
@@ -19,9 +18,12 @@ import numpy as np
 from .actions import (
     BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import MAX_COUNTS, NUM_RANKS, _to_string as to_string, as_counts, as_id, deal
+from .cards import MAX_COUNTS, NUM_RANKS, _to_string as to_string, as_counts, as_id
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
+from .rules import (
+    Phase, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
+)
 from .scoring import hand_scores, spring_flags
 
 NUM_SEATS = 3
@@ -29,14 +31,6 @@ _MOVE_TYPE_LIST = MOVE_TYPE.tolist()
 _BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
 #: a secret doubling choice not yet revealed, as it stands in ``public_history()``
 HIDDEN = -1
-
-
-class Phase(IntEnum):
-    BID = 0
-    DOUBLE = 1
-    REDOUBLE = 2
-    PLAY = 3
-    OVER = 4
 
 
 class IllegalActionError(ValueError):
@@ -140,9 +134,8 @@ class Game:
         if kwargs.get("landlord") is not None:
             kwargs["landlord"] = as_seat(kwargs["landlord"], "landlord")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        hands, bottom = deal(rng)
-        fb = int(rng.integers(NUM_SEATS)) if first_bidder is None else first_bidder
-        return cls(hands, bottom, fb, **kwargs)
+        hands, bottom, drawn = deal_hand(rng)
+        return cls(hands, bottom, drawn if first_bidder is None else first_bidder, **kwargs)
 
     @classmethod
     def from_deal(cls, hands: Sequence, bottom, first_bidder: int = 0, **kwargs) -> "Game":
@@ -159,8 +152,8 @@ class Game:
 
     @property
     def next_first_bidder(self) -> int:
-        """After a void hand the next hand's first bidder is the next seat (R4)."""
-        return (self.first_bidder + 1) % NUM_SEATS
+        """After a void hand the next hand's first bidder is the next seat (R4: ``rules.next_first_bidder``)."""
+        return int(next_first_bidder(self.first_bidder))
 
     def role(self, seat: int) -> int:
         """0 landlord, 1 the farmer after the landlord, 2 the farmer before; -1 before bidding ends."""
@@ -181,7 +174,7 @@ class Game:
         if p == Phase.PLAY:
             return self._play_ids()
         if p == Phase.BID:
-            return np.array([BID_PASS] + list(range(BID_1 + self.bid, BID_3 + 1)), dtype=np.int64)
+            return legal_bids(self.bid)
         if p == Phase.DOUBLE:
             return np.array([NO_DOUBLE, DOUBLE], dtype=np.int64)
         if p == Phase.REDOUBLE:
@@ -224,20 +217,11 @@ class Game:
         return False
 
     def default_action(self) -> int:
-        """R20's timeout action: pass the bid, no double, no redouble, lead the smallest single, else pass."""
-        p = self.phase
-        if p == Phase.BID:
-            return BID_PASS
-        if p == Phase.DOUBLE:
-            return NO_DOUBLE
-        if p == Phase.REDOUBLE:
-            return NO_REDOUBLE
-        if p == Phase.PLAY:
-            if self.last_move != PASS:
-                return PASS
-            lowest = int(np.flatnonzero(self.hands[self.current_player])[0])
-            return 1 + lowest  # single moves have ids 1..15 in rank order
-        raise IllegalActionError("the hand is over: there is no action to default to")
+        """R20's timeout action (``rules.default_actions``): pass the bid, no double, no redouble, lead
+        the smallest single, else pass."""
+        if self.phase == Phase.OVER:
+            raise IllegalActionError("the hand is over: there is no action to default to")
+        return int(default_actions(self.phase, self.last_move, self.hands[self.current_player]))
 
     def public_history(self) -> list[tuple[int, int]]:
         """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made (R5)."""
@@ -284,35 +268,33 @@ class Game:
 
     def _bid(self, s: int, value: int) -> None:
         self.bids[s] = value
-        if value > 0:
-            self.bid = value
-        n_bids = int((self.bids >= 0).sum())
-        if value == 3 or n_bids == NUM_SEATS:
-            if self.bid == 0:  # all passed: void hand (R4)
-                self.void = True
-                self.phase = Phase.OVER
-                self.current_player = -1
-                return
-            self._make_landlord(int(np.argmax(self.bids)))
-        else:
+        top, over, void, landlord = bid_outcome(self.bids, value, self.bid)  # R3, R4
+        self.bid = int(top)
+        if not over:
             self.current_player = (s + 1) % NUM_SEATS
+        elif void:
+            self.void = True
+            self.phase = Phase.OVER
+            self.current_player = -1
+        else:
+            self._make_landlord(int(landlord))
 
     def _make_landlord(self, seat: int) -> None:
         self.landlord = seat
         if self.doubling:
             self.phase = Phase.DOUBLE
-            self.current_player = (seat + 1) % NUM_SEATS
+            self.current_player = int(doubling_order(seat)[0])  # R5
         else:
             self._start_play()
 
     def _double(self, s: int, doubled: bool) -> None:
         self.double_choice[s] = int(doubled)
-        second = (self.landlord + 2) % NUM_SEATS
+        second = int(doubling_order(self.landlord)[1])
         if s != second:
             self.current_player = second
             return
         self.doubles_revealed = True  # both chosen: revealed together (R5)
-        if self.double_choice.max() == 1:  # R6: the landlord may redouble only if someone doubled
+        if redouble_allowed(self.double_choice):  # R6
             self.phase = Phase.REDOUBLE
             self.current_player = self.landlord
         else:
@@ -328,6 +310,7 @@ class Game:
         self.last_mover = -1
 
     def _play(self, s: int, m: int) -> None:
+        """One play (R8, R17). Declared twin of ``VectorDouDizhu._play`` (the same rules over B hands)."""
         nxt = (s + 1) % NUM_SEATS
         self.plays.append((s, m))
         if m == PASS:

@@ -22,8 +22,9 @@ from .cards import MAX_COUNTS, NUM_RANKS
 from .game import as_seat
 from .moves import MOVE_COUNTS as _MOVE_COUNTS
 from .moves import NUM_MOVES
+from .rules import Phase
 
-_PLAY = 3  # game.Phase.PLAY (kept numeric: game.py does not import this module)
+_PLAY = int(Phase.PLAY)
 
 HISTORY = 15  # plays kept in the history channels
 

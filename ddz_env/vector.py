@@ -60,10 +60,12 @@ from .actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, action_to_st
 from .cards import (
     CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, as_id, check_integral, shuffle_deck,
 )
-from .game import NUM_SEATS, Phase, _check_hands_arg, as_seat
+from .game import NUM_SEATS, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, encode
+from .rules import Phase, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
+from .rules import rewards as hand_rewards
 from .scoring import hand_scores, spring_flags
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
@@ -447,11 +449,7 @@ class VectorDouDizhu:
             info_landlord[won] = lord
             spring_out[won] = spring
             anti_out[won] = anti
-            if self.reward_kind == "score":
-                rewards[won] = scores * self.reward_scale
-            else:
-                lord_side = _SEAT3 == lord[:, None]
-                rewards[won] = np.where(lord_side == (w == lord)[:, None], 1.0, -1.0) * self.reward_scale
+            rewards[won] = hand_rewards(scores, w, lord, self.reward_kind, self.reward_scale)
         info["final_scores"] = final
         info["void"] = void
         info["winner"] = winner
@@ -463,7 +461,7 @@ class VectorDouDizhu:
             self.void[ended] = void[ended]
             vi = void.nonzero()[0]
             if vi.size:  # R4: after a void hand the next seat bids first
-                self._next_first_bidder[vi] = (self.first_bidder[vi] + 1) % NUM_SEATS
+                self._next_first_bidder[vi] = next_first_bidder(self.first_bidder[vi])
             self._deal(ended)
         self._refresh_legal()
         return self._obs_dict(observe), rewards, done, info
@@ -473,41 +471,36 @@ class VectorDouDizhu:
         s = self.current_player[idx]
         v = a - BID_PASS
         self.bids[idx, s] = v
-        bid = np.where(v > 0, v, self.bid[idx])
+        bid, ended, all_passed, lords = bid_outcome(self.bids[idx], v, self.bid[idx])  # R3, R4
         self.bid[idx] = bid
-        ended = (v == 3) | ((self.bids[idx] >= 0).sum(axis=1) == NUM_SEATS)
         self.current_player[idx] = np.where(ended, -1, (s + 1) % NUM_SEATS)
-        if ended.any():
-            e = idx[ended]
-            all_passed = bid[ended] == 0
-            if all_passed.any():  # void hand (R4)
-                vi = e[all_passed]
-                void[vi] = True
-                self.phase[vi] = _OVER
-            lords = e[~all_passed]
-            if lords.size:
-                self._make_landlord(lords, np.argmax(self.bids[lords], axis=1))
+        vi = idx[all_passed]
+        if vi.size:  # void hand (R4)
+            void[vi] = True
+            self.phase[vi] = _OVER
+        made = ended & ~all_passed
+        if made.any():
+            self._make_landlord(idx[made], lords[made])
 
     def _make_landlord(self, idx: np.ndarray, seats: np.ndarray) -> None:
         self.landlord[idx] = seats
         if self.doubling:
             self.phase[idx] = _DOUBLE
-            self.current_player[idx] = (seats + 1) % NUM_SEATS
+            self.current_player[idx] = doubling_order(seats)[0]  # R5
         else:
             self._start_play(idx)
 
     def _double(self, idx: np.ndarray, a: np.ndarray) -> None:
         s = self.current_player[idx]
         self.double_choice[idx, s] = a - NO_DOUBLE
-        lord = self.landlord[idx]
-        second = (lord + 2) % NUM_SEATS
+        second = doubling_order(self.landlord[idx])[1]
         both = s == second
         self.current_player[idx[~both]] = second[~both]
         if both.any():
             d = idx[both]
             self.doubles_revealed[d] = True  # both chosen: revealed together (R5)
-            someone = self.double_choice[d].max(axis=1) == 1
-            r = d[someone]  # R6: the landlord may redouble only if someone doubled
+            someone = redouble_allowed(self.double_choice[d])  # R6
+            r = d[someone]
             self.phase[r] = _REDOUBLE
             self.current_player[r] = self.landlord[r]
             self._start_play(d[~someone])
@@ -525,7 +518,8 @@ class VectorDouDizhu:
         self.last_mover[idx] = -1
 
     def _play(self, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> None:
-        """Every play-phase hand at once: a pass is the move of no cards, so one update serves both."""
+        """Every play-phase hand at once: a pass is the move of no cards, so one update serves both (R8, R17).
+        Declared twin of ``Game._play`` (the same rules, one hand at a time)."""
         s = self.current_player[idx]
         flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
         cards = MOVE_COUNTS.take(m, axis=0)
@@ -641,13 +635,10 @@ class VectorDouDizhu:
         return expand_mask(self._rows, self._ids, self.num_envs, out=out)
 
     def default_actions(self) -> np.ndarray:
-        """R20's timeout action of every hand (as ``Game.default_action``): bid pass, no double,
-        no redouble; in play pass when responding, else lead the smallest single."""
-        phase = self.phase
-        a = np.where(phase == _BID, BID_PASS, np.where(phase == _DOUBLE, NO_DOUBLE, NO_REDOUBLE))
-        hand = self._hands2[self._b3 + self.current_player]
-        lowest = 1 + (hand > 0).argmax(axis=1)  # single moves have ids 1..15 in rank order
-        return np.where(phase == _PLAY, np.where(self.last_move != PASS, PASS, lowest), a)
+        """R20's timeout action of every hand (``rules.default_actions``, as ``Game.default_action``): bid
+        pass, no double, no redouble; in play pass when responding, else lead the smallest single."""
+        hand = self._hands2[self._b3 + np.maximum(self.current_player, 0)]
+        return default_actions(self.phase, self.last_move, hand).astype(np.int64)
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per hand."""

@@ -1,0 +1,118 @@
+"""The once-per-hand decisions of the rulebook as pure functions; scalars or arrays alike.
+
+``Game`` (one hand) and ``VectorDouDizhu`` (B hands in arrays) both call these, so each ruling
+below is decided in one place (RULES.md lists, per ruling, the function that decides it). The
+per-play step (R8, R17: which moves beat which, who leads, who went out) stays as two declared
+twins, ``Game._play`` and ``VectorDouDizhu._play``, each naming the other: the batched one updates
+B hands with array ops, and routing the scalar engine through arrays costs it several times
+its speed. Scores are :mod:`ddz_env.scoring` (R18, R19).
+
+=====================  =====================================================================
+function               ruling
+=====================  =====================================================================
+``deal_hand``          R1 (17/17/17 + 3 from one shuffled deck) and the first-bidder draw
+``legal_bids``         R3: pass, or any bid above the top bid so far
+``bid_outcome``        R3 (a 3 ends the bidding; after three bids the top bidder is landlord),
+                       R4 (three passes: a void hand)
+``next_first_bidder``  R4: after a void hand the next seat bids first
+``doubling_order``     R5: the farmer after the landlord chooses first, then the other
+``redouble_allowed``   R6: the landlord may redouble only if a farmer doubled
+``default_actions``    R20: the timeout action of every phase
+``rewards``            the env's reward: the R19 score, or +1 / -1 by side, times a scale
+=====================  =====================================================================
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from .actions import BID_1, BID_3, BID_PASS, NO_DOUBLE, NO_REDOUBLE
+from .cards import deal as deal_cards
+from .moves import PASS
+
+NUM_SEATS = 3
+
+
+class Phase(IntEnum):
+    """The phases of a hand, in order (the status plane of the observation uses these numbers)."""
+
+    BID = 0
+    DOUBLE = 1
+    REDOUBLE = 2
+    PLAY = 3
+    OVER = 4
+
+
+def deal_hand(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(hands (3, 15), bottom (15,), first_bidder)``: the cards (R1), then the first bidder drawn
+    from the same generator (always drawn, so the stream never depends on options)."""
+    hands, bottom = deal_cards(rng)
+    return hands, bottom, int(rng.integers(NUM_SEATS))
+
+
+def legal_bids(top: int) -> np.ndarray:
+    """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet)."""
+    return np.array([BID_PASS] + list(range(BID_1 + int(top), BID_3 + 1)), dtype=np.int64)
+
+
+def bid_outcome(bids, value, top):
+    """After a seat bid ``value`` (0 pass, 1..3), with ``bids`` (..., 3) already holding it (-1: not
+    yet) and ``top`` the top bid before it: ``(top bid now, bidding over, void, landlord)``.
+
+    R3: a 3 ends the bidding at once, else it ends when all three have bid; the top bidder is
+    landlord (-1 while bidding goes on, and for a void hand). R4: all three passed: void.
+    """
+    bids = np.asarray(bids)
+    value = np.asarray(value)
+    new_top = np.where(value > 0, value, top)
+    over = (value == 3) | ((bids >= 0).sum(axis=-1) == NUM_SEATS)
+    void = over & (new_top == 0)
+    landlord = np.where(over & ~void, np.argmax(bids, axis=-1), -1)
+    return new_top, over, void, landlord
+
+
+def next_first_bidder(first_bidder):
+    """R4: after a void hand, the next hand's first bidder is the next seat."""
+    return (np.asarray(first_bidder) + 1) % NUM_SEATS
+
+
+def doubling_order(landlord):
+    """R5: ``(first, second)`` farmer to choose (the seat after the landlord, then the one before)."""
+    landlord = np.asarray(landlord)
+    return (landlord + 1) % NUM_SEATS, (landlord + 2) % NUM_SEATS
+
+
+def redouble_allowed(double_choice):
+    """R6: whether the landlord is asked to redouble, from the farmers' choices (..., 3) (1: doubled)."""
+    return (np.asarray(double_choice) == 1).any(axis=-1)
+
+
+def default_actions(phase, last_move, hand):
+    """R20's timeout action: pass the bid, no double, no redouble; in play, pass when responding,
+    else lead the smallest single. ``hand`` (..., 15) is the counts of the seat to act."""
+    phase = np.asarray(phase)
+    lowest = 1 + (np.asarray(hand) > 0).argmax(axis=-1)  # single moves have ids 1..15 in rank order
+    play = np.where(np.asarray(last_move) != PASS, PASS, lowest)
+    return np.select([phase == Phase.BID, phase == Phase.DOUBLE, phase == Phase.REDOUBLE],
+                     [BID_PASS, NO_DOUBLE, NO_REDOUBLE], play)
+
+
+def rewards(scores, winner, landlord, kind: str = "score", scale: float = 1.0) -> np.ndarray:
+    """Each seat's reward (..., 3) float: ``"score"``, the R19 score; ``"win"``, +1 for the winning
+    side and -1 for the other (a void hand: 0); times ``scale``."""
+    scores = np.asarray(scores)
+    if kind == "score":
+        return scores * float(scale)
+    if kind != "win":
+        raise ValueError(f"reward must be 'score' or 'win', got {kind!r}")
+    winner = np.asarray(winner)[..., None]
+    landlord = np.asarray(landlord)[..., None]
+    seats = np.arange(NUM_SEATS)
+    won = (seats == landlord) == (winner == landlord)
+    out = np.where(won, 1.0, -1.0) * float(scale)
+    return np.where(winner >= 0, out, 0.0)
+
+
+__all__ = ["Phase", "NUM_SEATS", "deal_hand", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
+           "redouble_allowed", "default_actions", "rewards"]
