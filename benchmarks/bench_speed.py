@@ -6,8 +6,8 @@ Every row plays uniform-random legal actions (bidding and doubling included wher
 engine has them) and is timed with ``time.process_time`` (CPU seconds of this process,
 so other load on the machine counts less than with wall time). Rows:
 
-* ``ddz_env.env()``: the AEC env through PettingZoo's wrapper stack, ``last()``
-  (observation + dense mask) before every action.
+* ``ddz_env.env()``: the AEC env with PettingZoo's classic wrapper checks (``ClassicWrapper``),
+  ``last()`` (observation + dense mask) before every action.
 * ``VectorDouDizhu(B)``: the batched env, B hands per ``step``, one random legal id
   per hand drawn from the compact legal sets, with the observation planes of every
   hand on every step (the main figure), and once more with ``observe=False``.
@@ -61,7 +61,7 @@ def bench_aec(seconds: float):
         hands += 1
         env.reset()
     dt = cpu() - t0
-    return hands / dt, steps / dt, "PettingZoo wrappers, last() every step"
+    return hands / dt, steps / dt, "classic wrapper checks, last() every step"
 
 
 def bench_vector(B: int, seconds: float, observe: bool = True):
@@ -86,13 +86,13 @@ def bench_vector(B: int, seconds: float, observe: bool = True):
 
 
 # ---------------------------------------------------------------------------- other engines
-def bench_rlcard(seconds: float):
+def bench_rlcard(seconds: float, seed: int = 0):
     try:
         import rlcard
     except ImportError:
         return None
-    env = rlcard.make("doudizhu", config={"seed": 0})
-    rng = np.random.default_rng(0)
+    env = rlcard.make("doudizhu", config={"seed": seed})
+    rng = np.random.default_rng(seed)
     hands = steps = 0
     t0 = cpu()
     while cpu() - t0 < seconds:
