@@ -15,6 +15,7 @@ AEC env's doc page and README's table are all made from (or checked against) it,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -144,24 +145,42 @@ _ONEHOT_OFF = np.concatenate([
 ]).astype(np.int64)
 
 
-def encode(hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids,
-                first_bidder, doubling, redouble, phase, role, beat_seat, bombs, rocket, *,
-                to_beat_move=None, hist_moves=None, out: np.ndarray | None = None) -> np.ndarray:
-    """Planes (B, 29, 4, 15) int8 from the observer-relative public view of B hands.
+class PublicView(NamedTuple):
+    """What a seat may know of B hands, observer-relative (seat 0 = the observer, 1 the next, 2 the
+    previous), B leading every field: the input of :func:`encode`."""
 
-    Inputs (B leading): hand, unseen, bottom (zeros while hidden), to_beat (zeros when
-    leading) (B, 15); played (B, 3, 15) by relative seat; hist_cards (B, K, 15) most
-    recent first; hist_seat (B, K) relative seat or -1 for an empty slot; hist_pass (B, K);
-    cards_left (B, 3); bids (B, 3) (-1 not yet, 0 pass, 1..3); first_bidder (B,) relative;
-    doubling (B, 3) (-1 unknown, 0, 1); redouble (B,) (-1, 0, 1); phase; role (-1 before
-    the landlord is known); beat_seat (-1 when leading); bombs; rocket (bool).
-    With ``to_beat_move`` (B,) / ``hist_moves`` (B, K) move ids given, ``to_beat`` /
-    ``hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`
+    hand: Any  # (B, 15) own cards
+    unseen: Any  # (B, 15) cards whose place the observer cannot know
+    bottom: Any  # (B, 15) the bottom cards; zeros while hidden
+    played: Any  # (B, 3, 15) cards played so far by relative seat
+    to_beat: Any  # (B, 15) the move to beat; zeros when leading (None: given as to_beat_move ids)
+    hist_cards: Any  # (B, K, 15) the last K plays, most recent first (None: given as hist_moves ids)
+    hist_seat: Any  # (B, K) relative seat of each history slot, -1 for an empty slot
+    hist_pass: Any  # (B, K) the slot is a pass
+    cards_left: Any  # (B, 3) cards held by relative seat
+    bids: Any  # (B, 3) -1 not yet, 0 pass, 1..3
+    first_bidder: Any  # (B,) relative seat
+    doubling: Any  # (B, 3) -1 unknown, 0 no, 1 double
+    redouble: Any  # (B,) -1 not asked, 0 no, 1 redouble
+    phase: Any  # (B,) Phase
+    role: Any  # (B,) own role, -1 before the landlord is known
+    beat_seat: Any  # (B,) relative seat that played the move to beat, -1 when leading
+    bombs: Any  # (B,) bombs played
+    rocket: Any  # (B,) bool: the rocket was played
+
+
+def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndarray | None = None) -> np.ndarray:
+    """Planes (B, 29, 4, 15) int8 from the observer-relative public views of B hands (:class:`PublicView`).
+
+    With ``to_beat_move`` (B,) / ``hist_moves`` (B, K) move ids given, ``view.to_beat`` /
+    ``view.hist_cards`` may be None: their planes are then looked up in :data:`MOVE_PLANES`
     (an empty history slot may hold any id whose plane is empty: 0 or ``NUM_MOVES``).
     Card planes are four compares of whole arrays, one per thermometer row; the other
     one-hot cells are written by one flat scatter (2-D ``np.nonzero`` is slow). ``out``: a
     C-contiguous int8 array of B * 1740 cells to fill (every cell is written).
     """
+    (hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids, first_bidder,
+     doubling, redouble, phase, role, beat_seat, bombs, rocket) = view
     hand = np.asarray(hand)
     B = hand.shape[0]
     if out is None:
@@ -285,4 +304,4 @@ def observe_game(game, seat: int) -> np.ndarray:
     return flat.reshape(OBS_SHAPE)
 
 
-__all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+__all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

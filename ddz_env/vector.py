@@ -63,7 +63,7 @@ from .cards import (
 from .game import NUM_SEATS, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
-from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, encode
+from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, PublicView, encode
 from .rules import Phase, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
 from .rules import rewards as hand_rewards
 from .scoring import hand_scores, spring_flags
@@ -693,12 +693,13 @@ class VectorDouDizhu:
         dbl = self.double_choice[lo:hi].take(flat)
         dbl[:, 1:] |= np.where(self.doubles_revealed[lo:hi], 0, -1)[:, None]  # R5: the others' once both chose
         beat_mover = np.where(last != PASS, self.last_mover[lo:hi], -1)
-        encode(
-            hand, unseen, bottom, played, None, None, hist_seat, hm == PASS, self.n_cards[lo:hi].take(flat),
-            self.bids[lo:hi].take(flat), _REL.take(o41 + self.first_bidder[lo:hi]), dbl,
-            self.redouble_choice[lo:hi], self.phase[lo:hi], _ROLE.take(o41 + lord),
-            _REL.take(o41 + beat_mover), self.bombs[lo:hi], self.rockets[lo:hi] > 0,
-            to_beat_move=last, hist_moves=hm, out=out)
+        view = PublicView(
+            hand=hand, unseen=unseen, bottom=bottom, played=played, to_beat=None, hist_cards=None,
+            hist_seat=hist_seat, hist_pass=hm == PASS, cards_left=self.n_cards[lo:hi].take(flat),
+            bids=self.bids[lo:hi].take(flat), first_bidder=_REL.take(o41 + self.first_bidder[lo:hi]),
+            doubling=dbl, redouble=self.redouble_choice[lo:hi], phase=self.phase[lo:hi], role=_ROLE.take(o41 + lord),
+            beat_seat=_REL.take(o41 + beat_mover), bombs=self.bombs[lo:hi], rocket=self.rockets[lo:hi] > 0)
+        encode(view, to_beat_move=last, hist_moves=hm, out=out)
 
     def _obs_dict(self, observe: bool) -> dict[str, Any]:
         return {

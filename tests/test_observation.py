@@ -27,6 +27,7 @@ from ddz_env.actions import action_from_string
 from ddz_env.cards import MAX_COUNTS, parse_cards
 from ddz_env.moves import MOVE_COUNTS
 from ddz_env.observation import (
+    PublicView,
     CH_BIDS, CH_BOTTOM, CH_CARDS_LEFT, CH_DOUBLING, CH_HAND, CH_HISTORY, CH_HISTORY_SEATS, CH_PLAYED, CH_STATUS,
     CH_TO_BEAT, CH_UNSEEN, HISTORY, NUM_CHANNELS, OBS_SHAPE, decode_cards, encode, observe_game,
 )
@@ -551,7 +552,7 @@ def test_encode_batched_equals_observe_game():
         inputs.append(_encode_inputs(g, seat))
         expected.append(observe_game(g, seat))
     batch = {k: np.stack([d[k] for d in inputs]) for k in inputs[0]}
-    out = encode(**batch)
+    out = encode(PublicView(**batch))
     assert out.shape == (len(inputs),) + OBS_SHAPE and out.dtype == np.int8
     for i in range(len(inputs)):
         np.testing.assert_array_equal(out[i], expected[i], err_msg=str(i))

@@ -22,7 +22,7 @@ from ddz_env.cards import deal, parse_cards
 from ddz_env.game import Game, Phase
 from ddz_env.legal import legal_ids_batch
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, MoveType
-from ddz_env.observation import HISTORY, encode, observe_game
+from ddz_env.observation import HISTORY, PublicView, encode, observe_game
 from ddz_env.vector import (
     VectorDouDizhu, VectorEnv, expand_mask, random_legal_actions,
 )
@@ -494,9 +494,9 @@ def _random_encode_inputs(B, rng):
 @pytest.mark.parametrize("B", [1, 7, 200])
 def test_encode_by_move_ids_equals_encode_by_cards(B):
     inputs, tb, hm = _random_encode_inputs(B, np.random.default_rng(B))
-    expected = encode(**inputs)
+    expected = encode(PublicView(**inputs))
     by_ids = dict(inputs, to_beat=None, hist_cards=None)
-    np.testing.assert_array_equal(encode(**by_ids, to_beat_move=tb, hist_moves=hm), expected)
+    np.testing.assert_array_equal(encode(PublicView(**by_ids), to_beat_move=tb, hist_moves=hm), expected)
     # the card planes decode back to the inputs (thermometer rows)
     np.testing.assert_array_equal(expected[:, 0].sum(axis=1), inputs["hand"])
     np.testing.assert_array_equal(expected[:, 6].sum(axis=1), inputs["to_beat"])
