@@ -25,7 +25,7 @@ from ddz_env.game import Phase
 from ddz_env.moves import MOVE_TYPE, MoveType
 from ddz_env.vector import VectorDouDizhu
 
-from .base import Decisions, illegal_choices, take_sets
+from .base import Decisions, illegal_choices
 
 #: columns of a hand record (one int64 row per hand)
 FIELDS = (
@@ -161,9 +161,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
             idx = np.flatnonzero(who == k)
             if idx.size == 0:
                 continue
-            st, lid = take_sets(starts, ids, idx)
-            d = Decisions(obs[idx], lid, st, phase[idx], roles[idx], seat[idx].astype(np.int64),
-                          idx * 3 + seat[idx])
+            d = Decisions.of_tables(idx, obs, ids, starts, phase, roles, seat)
             try:
                 a = np.asarray(agent.act_batch(d))
                 if a.shape != (idx.size,) or a.dtype.kind not in "iu":

@@ -72,6 +72,16 @@ class Decisions:
                          self.stream[idx])
 
     @classmethod
+    def of_tables(cls, idx: np.ndarray, observation: np.ndarray, legal_ids: np.ndarray, legal_starts: np.ndarray,
+                  phase: np.ndarray, role: np.ndarray, seat: np.ndarray) -> "Decisions":
+        """The decisions of tables ``idx`` of a batched env, from its (B, ...) arrays (its compact legal
+        sets ``legal_ids``/``legal_starts``, the seat to act per table); the stream of table b's seat s
+        is ``b * 3 + s``."""
+        starts, ids = take_sets(legal_starts, legal_ids, idx)
+        s = seat[idx].astype(np.int64)
+        return cls(observation[idx], ids, starts, phase[idx].astype(np.int64), role[idx], s, idx * 3 + s)
+
+    @classmethod
     def from_observation(cls, observation: dict[str, np.ndarray], seat: int = -1, stream: int = 0) -> "Decisions":
         """One decision from the AEC env's observation dict (planes + action mask)."""
         try:

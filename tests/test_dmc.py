@@ -264,7 +264,7 @@ def test_act_needs_no_env_object(tmp_path):
 
 
 def test_seat_env_seats_a_dmc_checkpoint_as_opponents(tmp_path):
-    from ddz_env.seat_env import DouDizhuSeatEnv
+    from agents.seat_env import DouDizhuSeatEnv
 
     path = _untrained_checkpoint(tmp_path / "opp.pt")
     env = DouDizhuSeatEnv(seat=0, opponents=str(path))

@@ -220,10 +220,7 @@ class Collector:
             for k, agent in enumerate(self.opponents):
                 idx = np.flatnonzero(who == k)
                 if idx.size:
-                    st, lid = take_sets(starts, ids, idx)
-                    d = Decisions(self.obs[idx], lid, st, phase[idx], roles[idx], seat[idx].astype(np.int64),
-                                  idx * 3 + seat[idx])
-                    actions[idx] = agent.act_batch(d)
+                    actions[idx] = agent.act_batch(Decisions.of_tables(idx, self.obs, ids, starts, phase, roles, seat))
         if self.cfg.epsilon > 0 or self.cfg.bid_epsilon > 0:
             eps = np.where(nets == BIDDING_NET, self.cfg.bid_epsilon, self.cfg.epsilon)
             explore = (self.rng.random(env.num_envs) < eps) & learner
