@@ -31,7 +31,8 @@ EXPECTED = [
     ("class MostCards(BatchAgent):", ["most-cards vs random: +3.35 per hand [+2.67, +4.03]"]),
     ("record.save(rec, \"hand.json\")", ["True"]),
     ("model = MaskablePPO(", ["trained 256 steps"]),
-    ("marl = MultiAgentOffPolicyAlgorithm(", ["4 hands, ... steps collected; one update"]),
+    ("marl = MultiAgentOffPolicyAlgorithm(", ["4 update steps; player_0's best test return "]),
+    ("collector = Collector(env, actor", ["hands ended in 256 decisions"]),
     ("env = PettingZooWrapper(", ["torch.Size([200]) 3 hands ended"]),
     ("algo = config.build_algo()", ["hands played: "]),
 ]
