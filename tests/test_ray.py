@@ -33,11 +33,16 @@ def test_two_nodes_train_survive_a_killed_actor_and_checkpoint(cluster, tmp_path
     killed = {}
     get = sources.RaySource.get
 
-    def get_and_kill_once(self):  # fault injection: kill actor 0 after the 6th batch
+    def get_and_kill_once(self):  # fault injection: kill actor 0 once both actors have sent batches
         out = get(self)
-        if sum(i["batches"] for i in self.info.values()) == 4 and not killed:
+        if not killed and self.info[0]["batches"] >= 1 and self.info[1]["batches"] >= 1:
             killed["actor"] = self.actors[0]
             ray.kill(self.actors[0], no_restart=True)
+        elif killed and "replacement" not in killed and self.actors[0] is not killed["actor"]:
+            # The learner does not wait for a replacement (it trains on the other actors'
+            # batches); the test does, so that the replacement surely has batches to send
+            # before the run ends, however slow this machine starts a worker.
+            killed["replacement"] = ray.get(self.actors[0].where.remote(), timeout=300)
         return out
 
     monkeypatch.setattr(sources.RaySource, "get", get_and_kill_once)

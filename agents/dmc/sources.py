@@ -223,6 +223,7 @@ class RaySource:
     """
 
     IN_FLIGHT = 2
+    START_TIMEOUT = 600.0  # seconds for an actor to be scheduled and built
 
     def __init__(self, cfg: TrainConfig, model: DMCModel, frames: int, run_dir: Path | None = None):
         try:
@@ -246,18 +247,31 @@ class RaySource:
         self.info: dict[int, dict[str, Any]] = {}
         self.restarts = 0
         for rank in range(cfg.num_actors):
-            self._start(rank)
+            self._start(rank, ask=False)
+        # Wait until every actor is built (its tables dealt, its model made) before asking for
+        # batches: an actor that cannot start fails here, by name, and the first actor up does not
+        # run ahead while the others still import torch (on a loaded 2-core machine that took long
+        # enough for one actor to send every batch of a short run).
+        for rank, actor in self.actors.items():
+            try:
+                self.info[rank]["node"] = ray.get(actor.where.remote(), timeout=self.START_TIMEOUT)
+            except Exception as e:  # noqa: BLE001 - re-raised with the actor's rank
+                raise RuntimeError(f"ray actor {rank} did not start: {type(e).__name__}: {e}") from e
+        for rank in self.actors:
+            for _ in range(self.IN_FLIGHT):
+                self._ask(rank)
         self.collector = None
 
-    def _start(self, rank: int) -> None:
+    def _start(self, rank: int, ask: bool = True) -> None:
         seed = actor_seed(self.cfg, rank, self.frames0 + 1_000_003 * self.restarts)
         actor = self.remote_cls.options(scheduling_strategy="SPREAD").remote(self.cfg.to_dict(), rank, seed)
         self.actors[rank] = actor
         self.gen[rank] = self.gen.get(rank, -1) + 1
         self.info.setdefault(rank, {"rank": rank, "node": None, "batches": 0, "version": -1, "restarts": 0})
         self.info[rank]["batches_current"] = 0  # of the current actor of this rank (since its last restart)
-        for _ in range(self.IN_FLIGHT):
-            self._ask(rank)
+        if ask:  # a replacement is not waited for: the learner goes on with the other actors' batches
+            for _ in range(self.IN_FLIGHT):
+                self._ask(rank)
 
     def _ask(self, rank: int) -> None:
         self.inflight[self.actors[rank].next_batch.remote(self.weights, self.version)] = (rank, self.gen[rank])
