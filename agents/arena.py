@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
-from ddz_env.rules import deal_hand
+from ddz_env.rules import Rules, deal_hand
 from ddz_env.game import Phase
 from ddz_env.moves import MOVE_TYPE, MoveType
 from ddz_env.vector import VectorDouDizhu
@@ -90,13 +90,14 @@ def seat_seed(seed: int, index: int, seat: int) -> int:
 _PHASE_NAMES = {int(p): p.name for p in Phase}
 
 
-def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: bool = True, doubling: bool = True,
+def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rules | str | None = None,
                names: Sequence[str] | None = None, tables: int = DEFAULT_TABLES,
                on_hand: Callable[[int], None] | None = None,
                on_history: Callable[[Job, list, np.ndarray], None] | None = None) -> np.ndarray:
     """Play ``jobs`` with batch agents ``agents`` (``act_batch``, ``begin_hands``); records in job order.
 
-    ``names[k]`` labels agent ``k`` in errors; ``on_hand(n)`` is called as hands finish;
+    ``rules``: the hands' :class:`~ddz_env.rules.Rules` (default the rulebook; with bidding off each
+    deal's first bidder is landlord). ``names[k]`` labels agent ``k`` in errors; ``on_hand(n)`` is called as hands finish;
     ``on_history(job, actions, row)``, if given, gets each finished hand's every ``(seat, action)``
     in order and its record row (the caller can rebuild the hand: :mod:`ddz_env.record`).
     An agent that raises or returns an illegal id raises :class:`AgentError` (with the
@@ -108,7 +109,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, bidding: b
     if n_jobs == 0:
         return records
     B = max(1, min(int(tables), n_jobs))
-    vec = VectorDouDizhu(B, seed=0, bidding=bidding, doubling=doubling)
+    vec = VectorDouDizhu(B, seed=0, rules=rules)
     job_of = np.full(B, -1, np.int64)  # the job each table plays; -1: idle (no job left)
     seat_agent = np.full((B, 3), -1, np.int64)
     bombs = np.zeros((B, 3), np.int64)

@@ -39,8 +39,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50
 def collect(deals: int, seed: int, agent=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     agent = agent or RuleAgent()
     dealt = [make_deal(seed, i) for i in range(deals)]
-    rows = play_hands([agent], [Job(i, 0, d, (0, 0, 0)) for i, d in enumerate(dealt)], seed, bidding=False,
-                      doubling=False)
+    rows = play_hands([agent], [Job(i, 0, d, (0, 0, 0)) for i, d in enumerate(dealt)], seed, rules="douzero")
     xl, yl, xf, yf = [], [], [], []
     for d, row in zip(dealt, rows):
         lord = int(row[COL["landlord"]])

@@ -23,6 +23,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ddz_env.rules import PRESETS, Rules
+
 from .arena import COL, DEFAULT_TABLES, FIELDS, AgentError, Job, make_deal, play_hands
 from .base import as_batch_agent
 from .loader import load
@@ -73,9 +75,9 @@ class ReplayWriter:
     The hand is rebuilt on the scalar :class:`~ddz_env.game.Game` from its actions, and its scores
     must equal the batched env's: a mismatch raises (a rules bug, never seen)."""
 
-    def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, doubling: bool,
+    def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, rules: Rules,
                  deals: int | None = None):
-        self.folder, self.labels, self.seed, self.mode, self.doubling = folder, labels, seed, mode, doubling
+        self.folder, self.labels, self.seed, self.mode, self.rules = folder, labels, seed, mode, rules
         self.deals = deals  # save only the hands of deals 0 .. deals - 1 (None: all)
 
     def __call__(self, job: Job, actions: list, row: np.ndarray) -> None:
@@ -85,10 +87,8 @@ class ReplayWriter:
             return
         from ddz_env.record import record_of, save
 
-        fixed = self.mode == "fixed-landlord"
         d = job.deal
-        game = Game(d.hands, d.bottom, d.first_bidder, landlord=d.first_bidder if fixed else None,
-                    doubling=self.doubling and not fixed)
+        game = Game(d.hands, d.bottom, d.first_bidder, rules=self.rules)
         for s, a in actions:
             game.step(a, seat=s)
         want = row[COL["score0"]:COL["score2"] + 1].tolist()
@@ -103,18 +103,22 @@ class ReplayWriter:
 
 def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np.ndarray:
     """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
-    run, spec_a, spec_b, seed, mode, doubling, start, stop, tables, replay_dir, replay_deals = task
+    run, spec_a, spec_b, seed, mode, rules, start, stop, tables, replay_dir, replay_deals = task
     if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
         _CACHE["agents"] = [as_batch_agent(copy.deepcopy(_resolve(s))) for s in (spec_a, spec_b)]
-    fixed = mode == "fixed-landlord"
     writer = None
     if replay_dir is not None:
-        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, doubling, replay_deals)
-    return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, bidding=not fixed,
-                      doubling=doubling and not fixed, names=("A", "B"), tables=tables, on_hand=on_hand,
-                      on_history=writer)
+        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, rules, replay_deals)
+    return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, rules=rules, names=("A", "B"),
+                      tables=tables, on_hand=on_hand, on_history=writer)
+
+
+def mode_rules(mode: str, rules: Rules | str | None = None) -> Rules:
+    """The rules a mode plays under: ``rules`` (default the rulebook) in duplicate mode; the
+    ``"douzero"`` preset (no bidding, no doubling) in fixed-landlord mode, whatever ``rules`` says."""
+    return PRESETS["douzero"] if mode == "fixed-landlord" else Rules.of(rules)
 
 
 def _one_thread() -> None:
@@ -134,7 +138,7 @@ def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
 
 
 def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
-                workers: int = 1, doubling: bool = True,
+                workers: int = 1, rules: Rules | str | None = None,
                 on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES,
                 replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None) -> np.ndarray:
     """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order;
@@ -144,7 +148,8 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
     if replay_dir is not None:
         replay_dir = os.fspath(replay_dir)
         os.makedirs(replay_dir, exist_ok=True)
-    tasks = [(run, a, b, seed, mode, doubling, s, e, tables, replay_dir, replay_deals)
+    rules = mode_rules(mode, rules)
+    tasks = [(run, a, b, seed, mode, rules, s, e, tables, replay_dir, replay_deals)
              for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
     parts = []
@@ -177,15 +182,16 @@ def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
 
 
 def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode: str = "duplicate",
-             workers: int = 1, doubling: bool = True, progress: bool = False, tables: int = DEFAULT_TABLES,
+             workers: int = 1, rules: Rules | str | None = None, progress: bool = False, tables: int = DEFAULT_TABLES,
              replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None) -> dict:
     """Play ``a`` against ``b`` on ``deals`` seeded deals and return every figure (JSON-ready).
 
     ``a`` / ``b``: a registered name (``"rule"``, ``"random"``), a checkpoint path, or an agent
     object (picklable when ``workers > 1``): a batch agent (``act_batch``) or anything with
     ``act(observation)``. Each worker plays its deals on ``tables`` tables of the batched env
-    at once, each agent deciding all its pending decisions in one call. ``doubling=False`` turns the doubling phases
-    off in duplicate mode (fixed-landlord mode never doubles). ``progress`` shows a tqdm bar.
+    at once, each agent deciding all its pending decisions in one call. ``rules`` (a ``Rules``, a preset
+    name or fields; default the rulebook) are the duplicate mode's; fixed-landlord mode plays the
+    ``"douzero"`` preset (:func:`mode_rules`). ``progress`` shows a tqdm bar.
     ``replay_dir``: save every hand (of the first ``replay_deals`` deals, if given) as a hand record
     there (``ddz_env.record``; slower: each saved hand is replayed on the scalar ``Game``).
     See ``agents/stats.py`` for what each figure means.
@@ -201,6 +207,7 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     if isinstance(tables, bool) or not isinstance(tables, (int, np.integer)) or tables < 1:
         raise ValueError(f"tables must be a positive integer, got {tables!r}")
     deals, workers, seed = int(deals), int(workers), int(seed)
+    rules = mode_rules(mode, rules)  # (a bad value fails here, before any agent loads)
     # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with copies of these
     # objects, several workers load the specs themselves
     agents = _resolve(a), _resolve(b)
@@ -215,13 +222,13 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
         bar = tqdm(total=deals * per_deal, unit="hand", desc=f"{_label(a)} vs {_label(b)}", leave=False)
     config = {"a": _label(a), "b": _label(b), "deals": deals, "seed": seed, "mode": mode, "workers": workers,
-              "doubling": bool(doubling and mode == "duplicate"), "bidding": mode == "duplicate"}
+              "rules": rules.name}
 
     def summary(records: np.ndarray) -> dict:
         return summarize_fixed(records) if mode == "fixed-landlord" else summarize(records, DUPLICATE_SEATINGS)
 
     try:
-        records = run_records(*specs, deals, seed, mode, workers, doubling, bar.update if bar else None, tables,
+        records = run_records(*specs, deals, seed, mode, workers, rules, bar.update if bar else None, tables,
                               replay_dir, replay_deals)
     except AgentError as e:  # keep what was played: the figures of the deals finished in every seating
         done = complete_deals(e.records, 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS))

@@ -118,10 +118,11 @@ class Match:
 
     @classmethod
     def deal(cls, agents: Sequence[Any], names: Sequence[str], seed: int = 0, index: int = 0,
-             landlord: int | None = None, doubling: bool = True, **kwargs) -> "Match":
-        """Deal ``index`` of ``seed`` (the cards :func:`~agents.arena.make_deal` gives evaluation)."""
+             rules: Any = None, landlord: int | None = None, **kwargs) -> "Match":
+        """Deal ``index`` of ``seed`` (the cards :func:`~agents.arena.make_deal` gives evaluation),
+        played under ``rules`` (``Game``'s: default the rulebook; ``landlord`` only with bidding off)."""
         d = make_deal(seed, index)
-        game = Game(d.hands, d.bottom, d.first_bidder, landlord=landlord, doubling=doubling)
+        game = Game(d.hands, d.bottom, d.first_bidder, rules=rules, landlord=landlord)
         return cls(game, agents, names, seed=seed, index=index, **kwargs)
 
     @property

@@ -21,6 +21,7 @@ from ddz_env.actions import action_to_string
 from ddz_env.cards import RANKS
 from ddz_env.game import IllegalActionError
 from ddz_env.record import save
+from ddz_env.rules import Rules
 
 from .match import Match
 
@@ -134,11 +135,15 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat (default 0)")
     ap.add_argument("--seed", type=int, default=0, help="deal seed (deals are evaluate.py's deals of this seed)")
     ap.add_argument("--deals", type=int, default=1, help="hands to play (default 1)")
-    ap.add_argument("--no-doubling", action="store_true", help="skip the doubling phases")
+    ap.add_argument("--rules", default="rulebook", help='rules of the hands: rulebook (default), douzero (no bidding, no doubling) or fields such as doubling=false')
     ap.add_argument("--save-dir", default="hands", help="folder for the hand records (default: hands/)")
     args = ap.parse_args(argv)
     if args.deals < 1:
         ap.error("--deals must be at least 1")
+    try:
+        rules = Rules.of(args.rules)
+    except (TypeError, ValueError) as e:
+        ap.error(f"--rules: {e}")
     from .loader import load
 
     specs = [x.strip() for x in args.vs.split(",") if x.strip()]
@@ -162,7 +167,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
     os.makedirs(args.save_dir, exist_ok=True)
     totals = [0, 0, 0]
     for i in range(args.deals):
-        match = Match.deal(agents, names, seed=args.seed, index=i, doubling=not args.no_doubling)
+        match = Match.deal(agents, names, seed=args.seed, index=i, rules=rules)
         write(f"\n=== hand {i + 1} of {args.deals} (seed {args.seed}, deal {i}); you are seat {args.seat} ===")
         finished = play_hand(match, args.seat, read, write, title=f"hand {i + 1} · ")
         path = os.path.join(args.save_dir, f"hand-seed{args.seed}-deal{i}-seat{args.seat}.json")

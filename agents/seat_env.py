@@ -80,7 +80,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
             timeout action, ``info["illegal"] = 1``; useful for generic API checkers that
             sample unmasked actions).
         mask_in_info: also put the bool mask in ``info["action_mask"]``.
-        reward, reward_scale, bidding, doubling, spectator, render_mode: passed to
+        reward, reward_scale, rules, spectator, render_mode: passed to
             :class:`ddz_env.env.raw_env`.
     """
 
@@ -88,7 +88,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
 
     def __init__(self, seat: int | None = None, opponents: Any = "random", *, on_illegal: str = "raise",
                  mask_in_info: bool = False, reward: str = "score", reward_scale: float = 1.0,
-                 bidding: bool = True, doubling: bool = True, spectator: bool = False,
+                 rules: Any = None, spectator: bool = False,
                  render_mode: str | None = None):
         super().__init__()
         if seat is not None:
@@ -104,8 +104,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
         self.on_illegal = on_illegal
         self.mask_in_info = bool(mask_in_info)
         self.render_mode = render_mode
-        self.aec = raw_env(reward=reward, reward_scale=reward_scale, bidding=bidding, doubling=doubling,
-                           spectator=spectator, render_mode=None)
+        self.aec = raw_env(reward=reward, reward_scale=reward_scale, rules=rules, spectator=spectator, render_mode=None)
         self._render_aec_mode = render_mode
         if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act"):
             opponents = [opponents, opponents]

@@ -54,8 +54,7 @@ The mask is all zeros for agents not on turn and after the hand ends.
 |---------------|-----------|---------|
 | `reward`      | `"score"` | `"score"`: the R19 signed score; `"win"`: +1 / -1 by side |
 | `reward_scale`| `1.0`     | multiplies every reward |
-| `bidding`     | `True`    | `False`: no bidding, a fixed landlord at bid 1 (DouZero / RLCard setting) |
-| `doubling`    | `True`    | `False`: skip the doubling and redouble phases |
+| `rules`       | `"rulebook"` | which phases a hand has: a `ddz_env.Rules`, a preset (`"rulebook"`; `"douzero"`: no bidding, a fixed landlord at bid 1, no doubling, the DouZero / RLCard setting) or fields (`{"doubling": False}`, `"bidding=false"`) |
 | `spectator`   | `False`   | `render()` shows every hand |
 | `render_mode` | `None`    | `"ansi"` (returns the table) or `"human"` (prints it) |
 
@@ -83,8 +82,9 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS, action_to_string
-from . import cards as _cards  # dealt through the module attribute (tests may substitute a rigged deal)
 from .game import Game, IllegalActionError, Phase, as_seat
+from .rules import Rules, deal_hand
+from .rules import rewards as hand_rewards
 from .observation import OBS_SHAPE, observe_game
 
 AGENTS = ["player_0", "player_1", "player_2"]
@@ -274,10 +274,11 @@ class raw_env(AECEnv, EzPickle):
         "render_fps": 1,
     }
 
-    def __init__(self, reward: str = "score", reward_scale: float = 1.0, bidding: bool = True,
-                 doubling: bool = True, spectator: bool = False, render_mode: str | None = None):
-        EzPickle.__init__(self, reward=reward, reward_scale=reward_scale, bidding=bidding, doubling=doubling,
-                          spectator=spectator, render_mode=render_mode)
+    def __init__(self, reward: str = "score", reward_scale: float = 1.0, rules: Rules | str | None = None,
+                 spectator: bool = False, render_mode: str | None = None):
+        rules = Rules.of(rules)
+        EzPickle.__init__(self, reward=reward, reward_scale=reward_scale, rules=rules, spectator=spectator,
+                          render_mode=render_mode)
         super().__init__()
         if reward not in ("score", "win"):
             raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
@@ -285,8 +286,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.reward_kind = reward
         self.reward_scale = float(reward_scale)
-        self.bidding = bool(bidding)
-        self.doubling = bool(doubling)
+        self.rules = rules
         self.spectator = bool(spectator)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -335,8 +335,8 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder', "
                              f"got {d!r}")
         fb = d.get("first_bidder", options.get("first_bidder", 0))
-        kwargs: dict[str, Any] = {"doubling": self.doubling}
-        if not self.bidding:
+        kwargs: dict[str, Any] = {"rules": self.rules}
+        if not self.rules.bidding:
             kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
         try:
             game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
@@ -352,15 +352,13 @@ class raw_env(AECEnv, EzPickle):
         rng = np.random.default_rng(seed) if seed is not None else None
         options, game = self._reset_plan(options)
         if game is None:
-            src = rng if rng is not None else self._rng
-            hands, bottom = _cards.deal(src)
-            drawn = int(src.integers(3))  # always drawn, so the stream does not depend on options
+            hands, bottom, drawn = deal_hand(rng if rng is not None else self._rng)
             fb = options.get("first_bidder")
             if fb is None:
                 carried = self._next_first_bidder if rng is None else None  # a new seed drops R4's carry-over
                 fb = carried if carried is not None else drawn
-            kwargs = {"doubling": self.doubling}
-            if not self.bidding:
+            kwargs = {"rules": self.rules}
+            if not self.rules.bidding:
                 kwargs["landlord"] = options.get("landlord", fb)
             game = Game(hands, bottom, fb, **kwargs)
         if rng is not None:
@@ -426,13 +424,8 @@ class raw_env(AECEnv, EzPickle):
         if g.is_over:
             if g.void:
                 self._next_first_bidder = g.next_first_bidder  # R4
-                values = [0.0, 0.0, 0.0]
-            elif self.reward_kind == "score":
-                values = [float(x) * self.reward_scale for x in g.scores]
-            else:
-                lord_won = g.winner == g.landlord
-                values = [self.reward_scale * (1.0 if (s == g.landlord) == lord_won else -1.0) for s in range(3)]
-            self.rewards = {a: values[i] for i, a in enumerate(AGENTS)}
+            values = hand_rewards(g.scores, g.winner, g.landlord, self.reward_kind, self.reward_scale)
+            self.rewards = {a: float(values[i]) for i, a in enumerate(AGENTS)}
             self.terminations = {a: True for a in AGENTS}
             self._accumulate_rewards()
             self._update_infos()

@@ -22,7 +22,7 @@ from .cards import MAX_COUNTS, NUM_RANKS, _to_string as to_string, as_counts, as
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
-    Phase, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
+    Phase, Rules, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
 )
 from .scoring import hand_scores, spring_flags
 
@@ -61,20 +61,34 @@ def _check_hands_arg(hands) -> None:
         raise ValueError(f"need 3 hands, got {n}")
 
 
+def _rules_and_landlord(rules, landlord) -> tuple[Rules, int | None]:
+    """``(Rules, landlord seat or None)`` checked: a landlord is given only with bidding off."""
+    rules = Rules.of(rules)
+    if landlord is not None:
+        landlord = as_seat(landlord, "landlord")
+        if rules.bidding:
+            raise ValueError(f"landlord={landlord} is given only when bidding is off (rules {rules.name!r} bid "
+                             f"for it): pass rules='douzero' or Rules(bidding=False, ...)")
+    return rules, landlord
+
+
 class Game:
     """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (given cards).
 
-    Seats are 0, 1, 2 and play passes from seat s to seat (s + 1) % 3.
-    With ``landlord`` given, bidding is skipped: that seat is landlord at bid 1 (the
-    DouZero/RLCard setting). With ``doubling=False`` the doubling phases are skipped.
+    Seats are 0, 1, 2 and play passes from seat s to seat (s + 1) % 3. ``rules``
+    (:class:`~ddz_env.rules.Rules`, a preset name or fields; default the rulebook) says which
+    phases the hand has. With ``rules.bidding`` off the hand starts with ``landlord`` (default:
+    the first bidder) as landlord at bid 1 (the DouZero/RLCard setting); a ``landlord`` with
+    bidding on is an error.
     """
 
-    def __init__(self, hands: Sequence, bottom, first_bidder: int, *, landlord: int | None = None,
-                 doubling: bool = True):
+    def __init__(self, hands: Sequence, bottom, first_bidder: int, *, rules: Rules | str | None = None,
+                 landlord: int | None = None):
         _check_hands_arg(hands)
         first_bidder = as_seat(first_bidder, "first_bidder")
-        if landlord is not None:
-            landlord = as_seat(landlord, "landlord")
+        rules, landlord = _rules_and_landlord(rules, landlord)
+        if landlord is None and not rules.bidding:
+            landlord = first_bidder
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
         b = as_counts(bottom).astype(np.int8)
         sizes = h.sum(axis=1)
@@ -89,7 +103,7 @@ class Game:
         self.hands = h
         self.bottom = b
         self.first_bidder = int(first_bidder)
-        self.doubling = bool(doubling)
+        self.rules = rules
         self.phase = Phase.BID
         self.current_player = self.first_bidder
         self.bids = np.full(NUM_SEATS, -1, dtype=np.int8)  # -1: not yet, 0: pass, 1..3
@@ -131,8 +145,7 @@ class Game:
         """
         if first_bidder is not None:
             first_bidder = as_seat(first_bidder, "first_bidder")
-        if kwargs.get("landlord") is not None:
-            kwargs["landlord"] = as_seat(kwargs["landlord"], "landlord")
+        kwargs["rules"], kwargs["landlord"] = _rules_and_landlord(kwargs.get("rules"), kwargs.get("landlord"))
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         hands, bottom, drawn = deal_hand(rng)
         return cls(hands, bottom, drawn if first_bidder is None else first_bidder, **kwargs)
@@ -281,7 +294,7 @@ class Game:
 
     def _make_landlord(self, seat: int) -> None:
         self.landlord = seat
-        if self.doubling:
+        if self.rules.doubling:
             self.phase = Phase.DOUBLE
             self.current_player = int(doubling_order(seat)[0])  # R5
         else:

@@ -5,7 +5,8 @@ A record holds what is needed to replay the hand and what a reader wants to see 
     {
       "format": "ddz-hand", "version": 1,
       "deal": {"hands": ["33456...", "...", "..."], "bottom": "7JR",      # 17/17/17 + 3, card strings
-               "first_bidder": 2, "landlord": null, "doubling": true},   # landlord: set when bidding is off
+               "first_bidder": 2, "landlord": null,                        # landlord: set when bidding is off
+               "rules": "rulebook", "doubling": true},                    # Rules.name; doubling: as rules says
       "players": ["pretrained", "rule", "rule"],                          # who sat where (optional)
       "actions": [{"seat": 2, "phase": "BID", "action": 24643, "name": "bid 3"}, ...],
       "result": {"over": true, "void": false, "winner": 0, "landlord": 2, "scores": [-6, -6, 12],
@@ -33,6 +34,7 @@ from typing import Any, Iterator, Sequence
 from .actions import action_to_string
 from .cards import _to_string
 from .game import Game, IllegalActionError
+from .rules import Rules
 from .scoring import multiplier_exponents
 
 FORMAT = "ddz-hand"
@@ -58,8 +60,8 @@ def _result(game: Game) -> dict[str, Any]:
 
 
 def _fixed_landlord(game: Game) -> int | None:
-    """The seat made landlord without bidding (``Game(landlord=...)``), else None."""
-    return int(game.landlord) if game.landlord >= 0 and (game.bids < 0).all() else None
+    """The seat made landlord without bidding (``rules.bidding`` off), else None."""
+    return None if game.rules.bidding else int(game.landlord)
 
 
 def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | None = None) -> dict[str, Any]:
@@ -68,8 +70,7 @@ def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | Non
         players = [str(p) for p in players]
         if len(players) != 3:
             raise ValueError(f"players names the 3 seats, got {len(players)}: {players!r}")
-    g = Game(game.initial_hands, game.bottom, game.first_bidder, landlord=_fixed_landlord(game),
-             doubling=game.doubling)
+    g = Game(game.initial_hands, game.bottom, game.first_bidder, rules=game.rules, landlord=_fixed_landlord(game))
     actions = []
     for seat, a in game.history:
         actions.append({"seat": int(seat), "phase": g.phase.name, "action": int(a), "name": action_to_string(a)})
@@ -78,7 +79,7 @@ def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | Non
         "format": FORMAT, "version": VERSION,
         "deal": {"hands": [_to_string(h) for h in game.initial_hands], "bottom": _to_string(game.bottom),
                  "first_bidder": int(game.first_bidder), "landlord": _fixed_landlord(game),
-                 "doubling": bool(game.doubling)},
+                 "rules": game.rules.name, "doubling": game.rules.doubling},
         "players": players,
         "actions": actions,
         "result": _result(game),
@@ -108,8 +109,11 @@ def _check(record: Any) -> dict:
 def _start(record: dict) -> Game:
     deal = record["deal"]
     try:
-        return Game(deal["hands"], deal["bottom"], deal["first_bidder"], landlord=deal.get("landlord"),
-                    doubling=bool(deal.get("doubling", True)))
+        if "rules" in deal:
+            rules = Rules.of(deal["rules"])
+        else:  # records written before "rules": the landlord given means bidding was off
+            rules = Rules(bidding=deal.get("landlord") is None, doubling=bool(deal.get("doubling", True)))
+        return Game(deal["hands"], deal["bottom"], deal["first_bidder"], rules=rules, landlord=deal.get("landlord"))
     except (TypeError, ValueError) as e:
         raise RecordError(f"record 'deal' is not a valid deal: {e}") from None
 

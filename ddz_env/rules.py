@@ -19,16 +19,23 @@ function               ruling
 ``redouble_allowed``   R6: the landlord may redouble only if a farmer doubled
 ``default_actions``    R20: the timeout action of every phase
 ``rewards``            the env's reward: the R19 score, or +1 / -1 by side, times a scale
+``Rules``              which phases a hand has (the rulebook, or the DouZero/RLCard setting)
 =====================  =====================================================================
+
+``Rules`` is the one value that ``Game``, ``raw_env``, ``VectorDouDizhu``, the seat env, evaluation
+and the training config take (``rules="rulebook"`` by default); nothing else carries a
+bidding or doubling flag.
 """
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, fields
 from enum import IntEnum
+from typing import Any, Mapping
 
 import numpy as np
 
 from .actions import BID_1, BID_3, BID_PASS, NO_DOUBLE, NO_REDOUBLE
-from .cards import deal as deal_cards
+from . import cards as _cards  # dealt through the module attribute (a test may substitute a rigged deal)
 from .moves import PASS
 
 NUM_SEATS = 3
@@ -44,10 +51,84 @@ class Phase(IntEnum):
     OVER = 4
 
 
+@dataclass(frozen=True)
+class Rules:
+    """Which phases a hand has; frozen, compared by value. Presets: ``Rules.of("rulebook")`` (every
+    phase, the default) and ``Rules.of("douzero")`` (the DouZero / RLCard setting).
+
+    * ``bidding`` (R3, R4): ``False``: no bidding; the first bidder (drawn as always, or a given
+      ``landlord``) is landlord at bid 1.
+    * ``doubling`` (R5, R6): ``False``: no doubling and no redouble phase.
+
+    These are the two training settings of the field (R22: they skip phases, they add no
+    variant); the rulebook has both on.
+    """
+
+    bidding: bool = True
+    doubling: bool = True
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if not isinstance(v, (bool, np.bool_)):  # "false" or 0 would read as a setting nobody meant
+                raise TypeError(f"Rules.{f.name} must be True or False, got {v!r}")
+            object.__setattr__(self, f.name, bool(v))
+
+    @classmethod
+    def of(cls, value: "Rules | str | Mapping[str, Any] | None") -> "Rules":
+        """``value`` as a ``Rules``: a ``Rules``; ``None`` (the rulebook); a preset name; a mapping
+        or a spec string of fields, e.g. ``{"doubling": False}`` or ``"bidding=true,doubling=false"``
+        (fields not given keep the rulebook's). ``ValueError``/``TypeError`` naming what is wrong."""
+        if value is None:
+            return PRESETS["rulebook"]
+        if isinstance(value, Rules):
+            return value
+        if isinstance(value, str):
+            if value in PRESETS:
+                return PRESETS[value]
+            if "=" not in value:
+                raise ValueError(f"rules: unknown preset {value!r}; presets: {', '.join(PRESETS)}, or fields as "
+                                 f"'bidding=true,doubling=false'")
+            items: dict[str, Any] = {}
+            for part in value.split(","):
+                key, sep, text = (x.strip() for x in part.partition("="))
+                if not sep or text.lower() not in ("true", "false"):
+                    raise ValueError(f"rules: bad field {part.strip()!r} in {value!r}; write name=true or name=false")
+                items[key] = text.lower() == "true"
+            value = items
+        if not isinstance(value, Mapping):
+            raise TypeError(f"rules must be a Rules, a preset name ({', '.join(PRESETS)}), a mapping of fields or None, "
+                            f"got {type(value).__name__} {value!r}")
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(value) - names)
+        if unknown:
+            raise ValueError(f"rules: unknown field(s) {unknown}; fields: {', '.join(sorted(names))}")
+        return cls(**value)
+
+    @property
+    def name(self) -> str:
+        """The preset's name, else the spec string that :meth:`of` reads back."""
+        for key, preset in PRESETS.items():
+            if preset == self:
+                return key
+        return ",".join(f"{k}={str(v).lower()}" for k, v in asdict(self).items())
+
+    def to_dict(self) -> dict[str, bool]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+#: the presets, by name: the 2016 rulebook, and DouZero / RLCard's (fixed landlord at bid 1, no doubling)
+PRESETS: dict[str, Rules] = {"rulebook": Rules(), "douzero": Rules(bidding=False, doubling=False)}
+RULEBOOK = PRESETS["rulebook"]
+
+
 def deal_hand(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
     """``(hands (3, 15), bottom (15,), first_bidder)``: the cards (R1), then the first bidder drawn
     from the same generator (always drawn, so the stream never depends on options)."""
-    hands, bottom = deal_cards(rng)
+    hands, bottom = _cards.deal(rng)
     return hands, bottom, int(rng.integers(NUM_SEATS))
 
 
@@ -114,5 +195,5 @@ def rewards(scores, winner, landlord, kind: str = "score", scale: float = 1.0) -
     return np.where(winner >= 0, out, 0.0)
 
 
-__all__ = ["Phase", "NUM_SEATS", "deal_hand", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
+__all__ = ["Rules", "PRESETS", "RULEBOOK", "Phase", "NUM_SEATS", "deal_hand", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
            "redouble_allowed", "default_actions", "rewards"]

@@ -64,7 +64,7 @@ from .game import NUM_SEATS, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, PublicView, encode
-from .rules import Phase, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
+from .rules import Phase, Rules, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
 from .rules import rewards as hand_rewards
 from .scoring import hand_scores, spring_flags
 
@@ -122,21 +122,20 @@ def random_legal_actions(starts: np.ndarray, ids: np.ndarray, rng: np.random.Gen
 class VectorDouDizhu:
     """B independent hands of Dou Dizhu held in arrays and stepped together (see the module doc).
 
-    Options as the AEC env: ``bidding=False`` makes the drawn first bidder the landlord at
-    bid 1 (no bidding phase); ``doubling=False`` skips doubling and redouble; ``reward``
-    is ``"score"`` or ``"win"``, multiplied by ``reward_scale``.
+    Options as the AEC env: ``rules`` (a :class:`~ddz_env.rules.Rules`, a preset name or fields;
+    with bidding off the drawn first bidder is the landlord at bid 1); ``reward`` is ``"score"``
+    or ``"win"``, multiplied by ``reward_scale``.
     """
 
-    def __init__(self, num_envs: int, seed: int | None = 0, bidding: bool = True, doubling: bool = True,
+    def __init__(self, num_envs: int, seed: int | None = 0, rules: Rules | str | None = None,
                  reward: str = "score", reward_scale: float = 1.0):
         num_envs = as_id(num_envs, "num_envs")  # TypeError for 2.5: never truncated
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         if reward not in ("score", "win"):
             raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
+        self.rules = Rules.of(rules)
         self.num_envs = B = num_envs
-        self.bidding = bool(bidding)
-        self.doubling = bool(doubling)
         self.reward_kind = reward
         self.reward_scale = float(reward_scale)
         self._b = np.arange(B)
@@ -256,7 +255,7 @@ class VectorDouDizhu:
         self.hist_seats[slots] = -1
         self.hist_head[slots] = 0
         self.hand_count[slots] += 1
-        if not self.bidding:  # the drawn first bidder is landlord at bid 1 (Game(landlord=...))
+        if not self.rules.bidding:  # the drawn first bidder is landlord at bid 1 (as Game)
             self.bid[slots] = 1
             self._make_landlord(slots, fb)
 
@@ -265,7 +264,7 @@ class VectorDouDizhu:
         b = self._slot(b, "deal_of")
         d = {"hands": self.initial_hands[b].copy(), "bottom": self.bottom[b].copy(),
              "first_bidder": int(self.first_bidder[b])}
-        if not self.bidding:
+        if not self.rules.bidding:
             d["landlord"] = int(self.first_bidder[b])
         return d
 
@@ -484,7 +483,7 @@ class VectorDouDizhu:
 
     def _make_landlord(self, idx: np.ndarray, seats: np.ndarray) -> None:
         self.landlord[idx] = seats
-        if self.doubling:
+        if self.rules.doubling:
             self.phase[idx] = _DOUBLE
             self.current_player[idx] = doubling_order(seats)[0]  # R5
         else:
@@ -712,7 +711,7 @@ class VectorDouDizhu:
         }
 
     def __repr__(self) -> str:
-        return f"VectorDouDizhu(num_envs={self.num_envs}, bidding={self.bidding}, doubling={self.doubling})"
+        return f"VectorDouDizhu(num_envs={self.num_envs}, rules={self.rules.name!r})"
 
 
 VectorEnv = VectorDouDizhu

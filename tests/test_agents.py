@@ -47,7 +47,7 @@ BOMB_DEAL = full_deal("666777888999TTTQQ", "3334445555 6789TJA", "3KK")
 
 
 def play_env(deal: dict, script=()) -> raw_env:
-    e = raw_env(bidding=False, doubling=False)
+    e = raw_env(rules="douzero")
     e.reset(options={"deal": deal})
     for x in script:
         e.step(a(x))
@@ -80,7 +80,7 @@ def test_agents_satisfy_the_interface():
         agent.reset(seed=3)  # optional per-hand reset, with a seed
 
 
-@pytest.mark.parametrize("opts", [{}, {"bidding": False}, {"bidding": False, "doubling": False}])
+@pytest.mark.parametrize("opts", [{}, {"rules": "bidding=false"}, {"rules": "douzero"}])
 @pytest.mark.parametrize("factory", [RandomAgent, RuleAgent])
 def test_agent_plays_legal_actions_in_every_phase(factory, opts):
     e = raw_env(**opts)

@@ -44,7 +44,7 @@ def test_config_unknown_key_is_an_error_naming_it():
 
 @pytest.mark.parametrize("override, key", [
     ("batch_size=abc", "batch_size"), ("batch_size=0", "batch_size"), ("epsilon=1.5", "epsilon"),
-    ("target=log", "target"), ("bidding=maybe", "bidding"), ("head_layers=[a]", "head_layers"),
+    ("target=log", "target"), ("rules=maybe", "rules"), ("head_layers=[a]", "head_layers"),
     ("device=tpu", "device"), ("optimizer=sgd", "optimizer"),
 ])
 def test_config_bad_value_is_an_error_naming_the_key(override, key):
@@ -53,8 +53,8 @@ def test_config_bad_value_is_an_error_naming_the_key(override, key):
 
 
 def test_config_set_coerces_types():
-    cfg = config_from_dict({}, ["batch_size=64", "lr=1e-3", "bidding=false", "head_layers=[8, 4]", "total_frames=1e6"])
-    assert (cfg.batch_size, cfg.lr, cfg.bidding, cfg.head_layers, cfg.total_frames) == (64, 1e-3, False, [8, 4], 10**6)
+    cfg = config_from_dict({}, ["batch_size=64", "lr=1e-3", "rules=douzero", "head_layers=[8, 4]", "total_frames=1e6"])
+    assert (cfg.batch_size, cfg.lr, cfg.rules, cfg.head_layers, cfg.total_frames) == (64, 1e-3, "douzero", [8, 4], 10**6)
 
 
 # ---------------------------------------------------------------------------------------------- targets
@@ -464,7 +464,7 @@ def test_diverged_weights_are_a_clear_error(tmp_path):
     save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), path)
     with pytest.raises(ValueError, match="non-finite weights"):
         DMCAgent.from_checkpoint(path)
-    env = ddz_env.VectorDouDizhu(4, seed=0, bidding=False)
+    env = ddz_env.VectorDouDizhu(4, seed=0, rules="bidding=false")
     _, ids, starts = env.legal_sets()
     with pytest.raises(ValueError, match="non-finite Q-values from network 0"):
         DMCAgent(model).model.choose(env.observe().reshape(4, -1), np.zeros(4, np.int64), starts, ids)

@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 import ddz_env
 import pettingzoo
-from ddz_env import Game, Phase, raw_env
+from ddz_env import Game, Phase, Rules, raw_env
 from ddz_env.actions import (
     BID_1, BID_2, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_from_string,
 )
@@ -103,8 +103,8 @@ def test_api_test_raw_env():
 
 
 def test_api_test_without_bidding_and_doubling():
-    api_test(raw_env(bidding=False, doubling=False), num_cycles=1000)
-    api_test(ddz_env.env(bidding=False, doubling=False), num_cycles=1000)
+    api_test(raw_env(rules="douzero"), num_cycles=1000)
+    api_test(ddz_env.env(rules="douzero"), num_cycles=1000)
 
 
 def test_api_test_over_many_hands():
@@ -117,7 +117,7 @@ def test_api_test_over_many_hands():
 
 def test_seed_test():
     seed_test(ddz_env.env, num_cycles=500)
-    seed_test(lambda: raw_env(bidding=False), num_cycles=500)
+    seed_test(lambda: raw_env(rules="bidding=false"), num_cycles=500)
 
 
 def test_seeded_reset_is_reproducible_regardless_of_history():
@@ -219,7 +219,7 @@ def _check_masks(e) -> None:
             assert e.unwrapped.legal_actions(ag).size == 0
 
 
-@pytest.mark.parametrize("opts", [{}, {"bidding": False}, {"doubling": False}, {"bidding": False, "doubling": False}])
+@pytest.mark.parametrize("opts", [{}, {"rules": "bidding=false"}, {"rules": "doubling=false"}, {"rules": "douzero"}])
 def test_mask_matches_rules_core_every_step(opts):
     rng = np.random.default_rng(1)
     e = raw_env(**opts)
@@ -367,7 +367,7 @@ def test_bad_constructor_options():
 
 def test_bidding_off_fixed_landlord():
     for doubling, phase in ((True, Phase.DOUBLE), (False, Phase.PLAY)):
-        e = raw_env(bidding=False, doubling=doubling)
+        e = raw_env(rules=Rules(bidding=False, doubling=doubling))
         for lord in range(3):
             e.reset(seed=lord, options={"landlord": lord})
             assert e.game.landlord == lord and e.game.bid == 1 and e.game.phase == phase
@@ -677,7 +677,7 @@ def test_bad_deal_raises_value_error(deal):
 
 
 def test_fixed_deal_with_bidding_off_uses_landlord_option():
-    e = raw_env(bidding=False)
+    e = raw_env(rules="bidding=false")
     e.reset(options={"deal": R19_DEAL, "landlord": 2})
     assert e.game.landlord == 2 and e.game.bid == 1
     np.testing.assert_array_equal(e.game.hands[1], parse_cards(R19_DEAL["hands"][1]))
@@ -865,8 +865,8 @@ def _alternative_world(g: Game, seat: int, rng) -> Game | None:
     if g.bottom_revealed:
         initial[lord] -= g.bottom
     assert (initial >= 0).all()
-    kwargs = {"doubling": g.doubling}
-    if g.landlord >= 0 and (g.bids < 0).all():  # bidding off: a fixed landlord
+    kwargs = {"rules": g.rules}
+    if not g.rules.bidding:  # a fixed landlord
         kwargs["landlord"] = g.landlord
     alt = Game(list(initial), new_bottom, g.first_bidder, **kwargs)
     try:
@@ -877,7 +877,7 @@ def _alternative_world(g: Game, seat: int, rng) -> Game | None:
     return alt
 
 
-@pytest.mark.parametrize("opts", [{}, {"bidding": False}])
+@pytest.mark.parametrize("opts", [{}, {"rules": "bidding=false"}])
 def test_r21_observation_does_not_depend_on_hidden_cards(opts):
     rng = np.random.default_rng(9)
     e = raw_env(**opts)
@@ -1090,8 +1090,8 @@ def test_first_bidder_option_does_not_change_the_seeded_deal():
 def test_pickle_keeps_options():
     import pickle
 
-    e = pickle.loads(pickle.dumps(raw_env(reward="win", reward_scale=2.0, bidding=False, doubling=False)))
-    assert (e.reward_kind, e.reward_scale, e.bidding, e.doubling) == ("win", 2.0, False, False)
+    e = pickle.loads(pickle.dumps(raw_env(reward="win", reward_scale=2.0, rules="douzero")))
+    assert (e.reward_kind, e.reward_scale, e.rules) == ("win", 2.0, Rules(bidding=False, doubling=False))
     e.reset(seed=0)
     assert e.game.phase == Phase.PLAY
 
@@ -1148,7 +1148,7 @@ def test_rejected_reset_keeps_the_void_hand_carry_over():
 
 
 def test_rejected_reset_with_bidding_off_names_the_landlord():
-    e = raw_env(bidding=False)
+    e = raw_env(rules="bidding=false")
     e.reset(seed=1)
     before = _reset_state(e)
     for bad in (3, -1, 0.5):
@@ -1399,7 +1399,7 @@ def test_classic_wrapper_agent_iter_must_step_as_the_stock_stack():
 
 def test_classic_wrapper_runs_api_and_seed_tests_like_the_stock_stack():
     api_test(stock_env(), num_cycles=300)
-    api_test(ClassicWrapper(raw_env(bidding=False)), num_cycles=300)
+    api_test(ClassicWrapper(raw_env(rules="bidding=false")), num_cycles=300)
     seed_test(stock_env, num_cycles=200)
 
 

@@ -111,7 +111,7 @@ def test_figures_are_present_and_consistent(rule_vs_random):
 
 def test_fixed_landlord_figures():
     res = evaluate("rule", "random", deals=15, seed=2, mode="fixed-landlord")
-    assert res["hands"] == 30 and res["void_rate"] == 0.0 and res["config"]["bidding"] is False
+    assert res["hands"] == 30 and res["void_rate"] == 0.0 and res["config"]["rules"] == "douzero"
     a, b = res["A"], res["B"]
     for x in (a, b):
         for role in ("landlord", "farmer", "overall"):
@@ -216,7 +216,7 @@ def play_hand_aec(env, players, d, seed, index, seating):
     """The reference: one hand through the AEC env, one ``act(observation)`` per decision, each seat's
     agent reset with its seat seed (the evaluator's contract), recorded as ``arena.FIELDS``."""
     options = {"deal": {"hands": d.hands, "bottom": d.bottom, "first_bidder": d.first_bidder}}
-    if not env.bidding:
+    if not env.rules.bidding:
         options["landlord"] = d.first_bidder
     env.reset(options=options)
     g = env.game
@@ -244,7 +244,7 @@ def one_hand_records(a, b, deals, seed, mode):
     import copy
 
     fixed = mode == "fixed-landlord"
-    env = raw_env(bidding=not fixed, doubling=not fixed)
+    env = raw_env(rules="douzero" if fixed else "rulebook")
     seats = ([copy.deepcopy(a) for _ in range(3)], [copy.deepcopy(b) for _ in range(3)])
     rows = [play_hand_aec(env, [seats[k][s] for s, k in enumerate(j.seats)], j.deal, seed, j.index, j.seating)
             for j in jobs_for(seed, 0, deals, mode)]
@@ -321,6 +321,19 @@ def test_cli_checks_the_out_path_before_evaluating(tmp_path, capsys, monkeypatch
             cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--out", str(out)])
         assert e.value.code == 2 and msg in capsys.readouterr().err
     assert not called
+
+
+def test_cli_rules_option_plays_those_rules_and_refuses_unknown_ones(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "3", "--rules", "doubling=false", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["config"]["rules"] == "bidding=true,doubling=false"
+    assert res["A"]["double_rate"] is None  # no doubling turn at all
+    records = run_records("rule", "random", 3, 0, rules="doubling=false")  # no farmer ever chose to double or not
+    assert (records[:, COL["dbl0"]:COL["dbl2"] + 1] == -1).all()
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--rules", "houserules"])
+    assert e.value.code == 2 and "unknown preset 'houserules'" in capsys.readouterr().err
 
 
 def test_cli_foreign_checkpoint_dict_is_a_clear_error(tmp_path, capsys):

@@ -14,6 +14,7 @@ from ddz_env.actions import (
 )
 from ddz_env.cards import MAX_COUNTS, parse_cards
 from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
+from ddz_env.rules import Rules
 from ddz_env.legal import legal_ids
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, PASS, MoveType, move_id
 
@@ -393,7 +394,7 @@ def test_r17_hand_ends_when_a_farmer_plays_last_card_and_both_farmers_win():
 
 
 def test_r17_landlord_going_out_wins_against_both_farmers():
-    g = Game.from_deal(*SPRING, 0, landlord=0, doubling=False)
+    g = Game.from_deal(*SPRING, 0, rules="douzero", landlord=0)
     play(g, SPRING_SCRIPT)
     assert g.is_over and g.winner == 0
     assert g.scores[0] > 0 and g.scores[1] < 0 and g.scores[2] < 0
@@ -401,7 +402,7 @@ def test_r17_landlord_going_out_wins_against_both_farmers():
 
 # --------------------------------------------------------------------------- R18 multipliers
 def test_r18_spring_doubles_and_bombs_rockets_count():
-    g = Game.from_deal(*SPRING, 0, landlord=0, doubling=False)
+    g = Game.from_deal(*SPRING, 0, rules="douzero", landlord=0)
     assert g.bid == 1 and g.phase == Phase.PLAY
     play(g, SPRING_SCRIPT)
     assert g.winner == 0 and g.spring and not g.anti_spring
@@ -412,7 +413,7 @@ def test_r18_spring_doubles_and_bombs_rockets_count():
 
 
 def test_r18_no_spring_once_a_farmer_played():
-    g = Game.from_deal(*SPRING, 0, landlord=0, doubling=False)
+    g = Game.from_deal(*SPRING, 0, rules="douzero", landlord=0)
     play(g, NO_SPRING_SCRIPT)
     assert g.winner == 0 and not g.spring and not g.anti_spring
     assert g.bombs == 2 and g.rockets == 1
@@ -420,7 +421,7 @@ def test_r18_no_spring_once_a_farmer_played():
 
 
 def test_r18_anti_spring_doubles():
-    g = scored_game(0, landlord=0, doubling=False)
+    g = scored_game(0, rules="douzero", landlord=0)
     play(g, FARMER_WINS_ANTI)
     assert g.winner == 1 and g.anti_spring and not g.spring
     assert g.moves_made[0] == 1
@@ -428,7 +429,7 @@ def test_r18_anti_spring_doubles():
 
 
 def test_r18_no_anti_spring_when_landlord_played_twice():
-    g = scored_game(0, landlord=0, doubling=False)
+    g = scored_game(0, rules="douzero", landlord=0)
     play(g, FARMER_WINS)
     assert g.winner == 1 and not g.anti_spring and not g.spring
     assert g.moves_made[0] == 2
@@ -440,7 +441,7 @@ def test_r18_bomb_and_rocket_each_double(bomb, rocket):
     # farmer 1 sheds AAAA and BR either whole (bomb / rocket) or split (A + AAA, B + R)
     aces = ["AAAA", P, P] if bomb else ["A", P, P, "AAA", P, P]
     jokers = ["BR", P, P] if rocket else ["B", P, P, "R", P, P]
-    g = scored_game(0, landlord=0, doubling=False)
+    g = scored_game(0, rules="douzero", landlord=0)
     play(g, ["4", P, P, "5", P, P, "6"] + aces + jokers + ["3456789TJQK"])
     assert g.winner == 1 and g.moves_made[0] == 3 and not g.anti_spring
     assert (g.bombs, g.rockets) == (int(bomb), int(rocket))
@@ -504,7 +505,7 @@ def test_r20_default_on_over_raises():
 
 @pytest.mark.parametrize("seed", range(10))
 def test_r20_only_default_actions_finish_a_hand(seed):
-    g = Game.deal(seed, landlord=seed % 3)
+    g = Game.deal(seed, rules="bidding=false", landlord=seed % 3)
     n = 0
     while not g.is_over:
         a = g.default_action()
@@ -580,7 +581,7 @@ def test_r22_no_grab_the_landlord_rebid():
 def test_r22_four_plus_two_jokers_is_no_move():
     with pytest.raises(ValueError):
         move_id("3333BR")
-    g = Game.from_deal(*FOUR_JOKERS, 0, landlord=0, doubling=False)
+    g = Game.from_deal(*FOUR_JOKERS, 0, rules="douzero", landlord=0)
     target = parse_cards("3333BR")
     ids = g.legal_actions()
     assert not any(np.array_equal(MOVE_COUNTS[i], target) for i in ids)
@@ -754,7 +755,7 @@ def test_construction_accepts_counts_and_does_not_alias_inputs():
 # --------------------------------------------------------------------------- options
 @pytest.mark.parametrize("landlord", [0, 1, 2])
 def test_landlord_option_skips_bidding(landlord):
-    g = Game.deal(7, landlord=landlord)
+    g = Game.deal(7, rules="bidding=false", landlord=landlord)
     assert g.phase == Phase.DOUBLE and g.landlord == landlord and g.bid == 1
     assert g.current_player == (landlord + 1) % 3
     assert g.bids.tolist() == [-1, -1, -1] and g.history == []
@@ -763,14 +764,14 @@ def test_landlord_option_skips_bidding(landlord):
 
 @pytest.mark.parametrize("landlord", [0, 1, 2])
 def test_landlord_option_without_doubling_starts_play(landlord):
-    g = Game.deal(7, landlord=landlord, doubling=False)
+    g = Game.deal(7, rules="douzero", landlord=landlord)
     assert g.phase == Phase.PLAY and g.current_player == landlord and g.bid == 1
     assert g.bottom_revealed and int(g.hands[landlord].sum()) == 20
     assert PASS not in g.legal_actions()
 
 
 def test_doubling_false_with_bidding_goes_straight_to_play():
-    g = scored_game(0, doubling=False)
+    g = scored_game(0, rules="doubling=false")
     g.step(BID_PASS)
     g.step(BID_2)
     g.step(BID_PASS)
@@ -873,7 +874,8 @@ def test_random_games_property():
     assert all(v > 0 for v in outcomes.values()), outcomes
 
 
-@pytest.mark.parametrize("kw", [{"landlord": 1}, {"landlord": 2, "doubling": False}, {"doubling": False}])
+@pytest.mark.parametrize("kw", [{"rules": "bidding=false", "landlord": 1}, {"rules": "douzero", "landlord": 2},
+                                {"rules": "doubling=false"}])
 def test_random_games_with_options(kw):
     for seed in range(40):
         g = _random_game(seed, **kw)
@@ -883,7 +885,7 @@ def test_random_games_with_options(kw):
         if "landlord" in kw:
             assert g.landlord == kw["landlord"] and g.bid == 1
             assert not any(BID_PASS <= a <= BID_3 for a in acts)
-        if kw.get("doubling") is False:
+        if not Rules.of(kw["rules"]).doubling:
             assert not any(a >= NO_DOUBLE for a in acts)
 
 
@@ -924,7 +926,7 @@ def test_seats_are_integers_never_floats():
     for bad in (1.0, np.float64(1.0), np.array([0, 1])):
         with pytest.raises(ValueError, match="first_bidder must be 0, 1 or 2"):
             Game.from_deal(GOOD_HANDS, GOOD_BOTTOM, bad)
-    g = Game.from_deal(GOOD_HANDS, GOOD_BOTTOM, np.int64(1), landlord=np.int8(2))
+    g = Game.from_deal(GOOD_HANDS, GOOD_BOTTOM, np.int64(1), rules="douzero", landlord=np.int8(2))
     assert type(g.first_bidder) is int and g.landlord == 2 and type(g.landlord) is int
     g = scored_game(0)
     snap = snapshot(g)

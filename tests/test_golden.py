@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent / "golden"))
 import make_golden  # noqa: E402
 
 from ddz_env.cards import as_counts  # noqa: E402
+from ddz_env.rules import Rules  # noqa: E402
 from ddz_env.vector import VectorDouDizhu  # noqa: E402
 
 
@@ -32,8 +33,9 @@ def test_batched_env_plays_the_golden_hands_identically():
     for h, (_, seed, first, landlord, doubling, _) in enumerate(make_golden.HANDS):
         from ddz_env.game import Game
 
-        g = Game.deal(seed, first_bidder=first, landlord=landlord, doubling=doubling)
-        vec = VectorDouDizhu(1, bidding=landlord is None, doubling=doubling)
+        rules = Rules(bidding=landlord is None, doubling=doubling)
+        g = Game.deal(seed, first_bidder=first, rules=rules, landlord=landlord)
+        vec = VectorDouDizhu(1, rules=rules)
         fb = first if landlord is None else landlord
         vec.load_deals([0], g.initial_hands[None], as_counts(g.bottom)[None], [fb])
         for seat, a in histories[h]:

@@ -122,3 +122,64 @@ def test_pyproject_core_and_extras():
     for dep in ("torch", "pyyaml", "tqdm", "matplotlib"):
         assert dep in train
     assert "tensorboard" in " ".join(extras["tensorboard"])
+
+
+def _run_without(packages: tuple[str, ...], code: str) -> subprocess.CompletedProcess:
+    """``code`` where importing any of ``packages`` fails as a missing package does (ModuleNotFoundError)."""
+    blocker = textwrap.dedent(f"""
+        import sys
+
+        class _Missing:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in {packages!r}:
+                    raise ModuleNotFoundError(f"No module named {{name!r}}", name=name.split(".")[0])
+                return None
+
+        sys.meta_path.insert(0, _Missing())
+        sys.path.insert(0, {str(ROOT)!r})
+    """)
+    return subprocess.run([sys.executable, "-c", blocker + textwrap.dedent(code)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180)
+
+
+def test_rules_core_imports_and_plays_without_pettingzoo_or_gymnasium():
+    """Issue 13: Game, the rules and the batched env need numpy only; the AEC env says what it needs."""
+    p = _run_without(("pettingzoo", "gymnasium"), """
+        import sys
+        import numpy as np
+        import ddz_env
+        from ddz_env import Game, Rules, VectorDouDizhu
+        from ddz_env.record import record_of, replay
+
+        g = Game.deal(3, rules="douzero")
+        rng = np.random.default_rng(0)
+        while not g.is_over:
+            g.step(int(rng.choice(g.legal_actions())))
+        assert replay(record_of(g)).scores.tolist() == g.scores.tolist()
+        vec = VectorDouDizhu(4, seed=0, rules=Rules(doubling=False))
+        assert vec.rules == Rules.of("doubling=false")
+        assert "pettingzoo" not in sys.modules and "gymnasium" not in sys.modules
+        try:
+            ddz_env.raw_env()
+        except ImportError as e:
+            print("IMPORT-ERROR:", e)
+    """)
+    assert p.returncode == 0, p.stderr
+    assert "IMPORT-ERROR: ddz_env.raw_env" in p.stdout and "not installed" in p.stdout, p.stdout
+
+
+def test_a_broken_env_module_is_not_taken_for_a_missing_pettingzoo():
+    """Only a missing PettingZoo / Gymnasium is tolerated: any other ImportError still surfaces."""
+    p = _run_without(("gymnasium_not_this",), """
+        import builtins
+        real = builtins.__import__
+
+        def fake(name, *args, **kwargs):
+            if name == "pettingzoo.utils.env_logger":
+                raise ImportError("cannot import name 'EnvLogger' (a broken install)", name="pettingzoo_broken_x")
+            return real(name, *args, **kwargs)
+
+        builtins.__import__ = fake
+        import ddz_env
+    """)
+    assert p.returncode != 0 and "broken install" in p.stderr, p.stderr

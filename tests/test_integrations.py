@@ -115,7 +115,7 @@ def test_gymnasium_make_and_action_masks_through_wrappers():
 @pytest.mark.parametrize("kwargs", [
     {},
     {"opponents": "rule", "seat": 1},
-    {"bidding": False, "doubling": False, "reward_scale": 0.5},
+    {"rules": "douzero", "reward_scale": 0.5},
     {"reward": "win", "opponents": ["rule", "random"]},
 ])
 def test_seat_env_returns_equal_rulebook_scores(kwargs):
@@ -212,11 +212,11 @@ def test_seat_env_void_hand_is_an_episode_with_reward_zero():
 
 
 def test_seat_env_fixed_deal_without_a_decision_raises():
-    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), bidding=False, doubling=False)
+    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), rules="douzero")
     with pytest.raises(ValueError, match="no decision"):
         env.reset(options={"deal": AIRPLANE_DEAL, "landlord": 1})
     # the landlord itself always has a decision
-    env = DouDizhuSeatEnv(seat=1, opponents=Greedy(), bidding=False, doubling=False)
+    env = DouDizhuSeatEnv(seat=1, opponents=Greedy(), rules="douzero")
     env.reset(options={"deal": AIRPLANE_DEAL, "landlord": 1})
     obs, r, term, _, info = env.step(Greedy().act(env.aec.observe(env.aec.agent_selection)))
     assert term and r == info["score"] > 0
@@ -238,7 +238,7 @@ def test_seat_env_redeals_hands_where_the_seat_never_acts(monkeypatch):
         return real_deal(rng)
 
     monkeypatch.setattr(cards, "deal", rigged)
-    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), bidding=False, doubling=False)
+    env = DouDizhuSeatEnv(seat=0, opponents=Greedy(), rules="douzero")
     obs, info = env.reset(seed=0, options={"landlord": 1})
     assert info["skipped_hands"] == 2 and calls["n"] == 3
     assert env.action_masks().any() and env.game.current_player == 0

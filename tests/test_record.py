@@ -7,12 +7,13 @@ import pytest
 from ddz_env import record
 from ddz_env.actions import BID_3, DOUBLE
 from ddz_env.game import Game
+from ddz_env.rules import Rules
 from ddz_env.record import RecordError
 
 
 def _random_hand(i: int, legal_sets: list | None = None) -> Game:
     rng = np.random.default_rng(i)
-    g = Game.deal(i, landlord=(i % 3 if i % 3 == 0 else None), doubling=bool(i % 4))
+    g = Game.deal(i, rules=Rules(bidding=i % 3 != 0, doubling=bool(i % 4)), landlord=(0 if i % 3 == 0 else None))
     while not g.is_over:
         legal = g.legal_actions()
         if legal_sets is not None:

@@ -97,3 +97,72 @@ def test_deal_hand_is_one_deck_and_draws_the_first_bidder():
     assert (h.sum(axis=0) + b).tolist() == [4] * 13 + [1, 1]
     h2, b2, fb2 = rules.deal_hand(np.random.default_rng(0))
     assert (h2 == h).all() and (b2 == b).all() and fb2 == fb
+
+
+# ------------------------------------------------------------------ Rules: the one value every layer takes
+def test_rules_presets_fields_and_specs_read_back():
+    from ddz_env.rules import PRESETS, Rules
+
+    assert Rules.of(None) == Rules() == PRESETS["rulebook"] and Rules().name == "rulebook"
+    assert Rules.of("douzero") == Rules(bidding=False, doubling=False)
+    assert Rules.of("bidding=false, doubling=false").name == "douzero"  # a preset's fields give its name
+    r = Rules.of({"doubling": False})
+    assert (r.bidding, r.doubling) == (True, False) and Rules.of(r.name) == r and Rules.of(str(r)) == r
+    assert Rules.of(r) is r and hash(r) == hash(Rules(doubling=False))
+    with pytest.raises(Exception):
+        r.bidding = False  # frozen
+    assert r.to_dict() == {"bidding": True, "doubling": False}
+
+
+@pytest.mark.parametrize("bad, err, match", [
+    ("houserules", ValueError, "unknown preset 'houserules'.*rulebook, douzero"),
+    ("bidding=maybe", ValueError, "bad field"),
+    ("redouble=false", ValueError, r"unknown field\(s\) \['redouble'\]"),
+    ({"bidding": "false"}, TypeError, "Rules.bidding must be True or False"),
+    ({"doubling": 0}, TypeError, "Rules.doubling must be True or False"),
+    (3, TypeError, "rules must be a Rules, a preset name"),
+])
+def test_rules_refuses_bad_values_by_name(bad, err, match):
+    from ddz_env.rules import Rules
+
+    with pytest.raises(err, match=match):
+        Rules.of(bad)
+
+
+@pytest.mark.parametrize("spec, first_phase", [("rulebook", Phase.BID), ("bidding=false", Phase.DOUBLE),
+                                               ("doubling=false", Phase.BID), ("douzero", Phase.PLAY)])
+def test_every_layer_takes_the_same_rules_value(spec, first_phase):
+    """Game, raw_env, VectorDouDizhu and the seat env read one ``rules`` argument, and agree."""
+    import ddz_env
+    from agents.seat_env import DouDizhuSeatEnv
+    from ddz_env.rules import Rules
+
+    g = ddz_env.Game.deal(5, rules=spec)
+    e = ddz_env.raw_env(rules=spec)
+    e.reset(seed=5)
+    vec = ddz_env.VectorDouDizhu(3, seed=5, rules=spec)
+    seat = DouDizhuSeatEnv(seat=0, rules=spec)
+    assert g.rules == e.rules == vec.rules == seat.aec.rules == Rules.of(spec)
+    assert g.phase == e.game.phase == first_phase and set(vec.phase.tolist()) == {int(first_phase)}
+    if not Rules.of(spec).bidding:  # the drawn first bidder is the landlord at bid 1
+        assert g.landlord == g.first_bidder and g.bid == 1
+        assert (vec.landlord == vec.first_bidder).all() and (vec.bid == 1).all()
+    rng = np.random.default_rng(0)
+    while not g.is_over:  # no doubling action is ever legal with doubling off
+        ids = g.legal_actions()
+        if not Rules.of(spec).doubling:
+            assert not np.isin(ids, [NO_DOUBLE, NO_DOUBLE + 1, NO_REDOUBLE, NO_REDOUBLE + 1]).any()
+        g.step(int(rng.choice(ids)))
+
+
+def test_a_landlord_is_given_only_with_bidding_off_and_a_refused_deal_draws_nothing():
+    from ddz_env.game import Game
+
+    rng = np.random.default_rng(4)
+    before = rng.bit_generator.state
+    with pytest.raises(ValueError, match="landlord=1 is given only when bidding is off"):
+        Game.deal(rng, landlord=1)
+    with pytest.raises(ValueError, match="unknown preset"):
+        Game.deal(rng, rules="nope")
+    assert rng.bit_generator.state == before
+    assert Game.deal(rng, rules="douzero", landlord=1).landlord == 1

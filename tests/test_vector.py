@@ -19,6 +19,7 @@ from ddz_env.actions import (
     BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE,
 )
 from ddz_env.cards import deal, parse_cards
+from ddz_env.rules import Rules
 from ddz_env.game import Game, Phase
 from ddz_env.legal import legal_ids_batch
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, MoveType
@@ -33,7 +34,7 @@ POLICIES = ("random", "random", "void", "spring", "anti_spring", "double_all", "
 # ---------------------------------------------------------------------------- helpers
 def _game_of(vec: VectorDouDizhu, b: int) -> Game:
     d = vec.deal_of(b)
-    return Game(d["hands"], d["bottom"], d["first_bidder"], landlord=d.get("landlord"), doubling=vec.doubling)
+    return Game(d["hands"], d["bottom"], d["first_bidder"], rules=vec.rules, landlord=d.get("landlord"))
 
 
 def _choose(g: Game, legal: np.ndarray, policy: str, rng: np.random.Generator) -> int:
@@ -83,7 +84,8 @@ def _assert_same_position(vec, obs, b, g, where):
 
 def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True, reward="score", scale=1.0,
                      policies=POLICIES, check_all_seats_every=0) -> dict:
-    vec = VectorDouDizhu(B, seed=seed, bidding=bidding, doubling=doubling, reward=reward, reward_scale=scale)
+    vec = VectorDouDizhu(B, seed=seed, rules=Rules(bidding=bidding, doubling=doubling), reward=reward,
+                         reward_scale=scale)
     obs = vec.reset()
     rng = np.random.default_rng(1000 + seed)
     mirrors = [_SlotMirror(vec.slot_seed(b)) for b in range(B)]
@@ -268,9 +270,9 @@ def test_equivalence_with_aec_env_from_slot_seeds():
 
 def test_equivalence_with_aec_env_given_deals_no_bidding():
     B = 4
-    vec = VectorDouDizhu(B, seed=9, bidding=False)
+    vec = VectorDouDizhu(B, seed=9, rules="bidding=false")
     obs = vec.reset()
-    envs = [ddz_env.raw_env(bidding=False) for _ in range(B)]
+    envs = [ddz_env.raw_env(rules="bidding=false") for _ in range(B)]
     for b, e in enumerate(envs):
         e.reset(options={"deal": vec.deal_of(b)})
     rng = np.random.default_rng(4)

@@ -25,6 +25,8 @@ import shlex
 import sys
 import time
 
+from ddz_env.rules import Rules
+
 from agents.arena import AgentError
 from agents.evaluation import MODES, evaluate
 
@@ -92,7 +94,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--mode", choices=MODES, default="duplicate", help="duplicate (default) or fixed-landlord")
     p.add_argument("--workers", type=int, default=1, help="parallel processes (same numbers as one)")
-    p.add_argument("--no-doubling", action="store_true", help="duplicate mode without the doubling phases")
+    p.add_argument("--rules", default="rulebook",
+                   help='duplicate mode\'s rules: rulebook (default), douzero (no bidding, no doubling) or fields such as doubling=false; fixed-landlord mode always plays douzero')
     p.add_argument("--out", help="write every figure to this JSON file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-replays", metavar="DIR",
@@ -114,10 +117,14 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
             p.error(f"--out {a.out!r}: folder {out_dir!r} is not writable")
     if a.save_replays and os.path.exists(a.save_replays) and not os.path.isdir(a.save_replays):
         p.error(f"--save-replays {a.save_replays!r} is a file; give a folder")
+    try:
+        Rules.of(a.rules)
+    except (TypeError, ValueError) as e:
+        p.error(f"--rules: {e}")
     t0 = time.perf_counter()
     try:
         res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
-                       doubling=not a.no_doubling, progress=not a.no_progress and sys.stderr.isatty(),
+                       rules=a.rules, progress=not a.no_progress and sys.stderr.isatty(),
                        replay_dir=a.save_replays)
     except AgentError as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)

@@ -46,8 +46,8 @@ class TrainConfig:
     seed: int = _key(0, "seed of the deals, the exploration and the initial weights")
     device: str = _key("cpu", '"cpu", "cuda" or "cuda:N": learner and actor inference')
     torch_threads: int = _key(1, "intra-op threads of each process (learner and every actor)")
-    bidding: bool = _key(True, "false: fixed landlord at bid 1 (the DouZero setting)", "environment")
-    doubling: bool = _key(True, "the doubling and redouble phases (R5)")
+    rules: str = _key("rulebook", 'the hands\' rules (ddz_env.Rules): "rulebook"; "douzero" (a fixed landlord at bid '
+                      '1, no doubling: DouZero\'s setting); or fields, e.g. "doubling=false"', "environment")
     num_actors: int = _key(1, "actor processes; 0: act inline in the learner process (deterministic)", "actors")
     num_envs: int = _key(64, "tables per actor (one VectorDouDizhu); one forward pass serves them all")
     epsilon: float = _key(0.01, "epsilon-greedy exploration while acting (play phase)")
@@ -96,6 +96,10 @@ class TrainConfig:
         for key in _FLOAT_KEYS:  # inf and nan pass every comparison below: refuse them first
             if not math.isfinite(getattr(self, key)):
                 raise bad(key, "must be a finite number")
+        try:
+            self.rules = self.rules_value().name  # (a preset's name when the fields are one)
+        except (TypeError, ValueError) as e:
+            raise bad("rules", str(e)) from None
         if not self.name or any(c in self.name for c in "/\\ "):
             raise bad("name", "a non-empty name without slashes or spaces")
         for key in ("seed", "eval_seed"):
@@ -157,6 +161,12 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def rules_value(self):
+        """``rules`` as a :class:`ddz_env.rules.Rules`."""
+        from ddz_env.rules import Rules
+
+        return Rules.of(self.rules)
 
     def autocast(self):
         """The autocast context of ``precision`` (a no-op for fp32)."""
@@ -228,6 +238,25 @@ def _coerce(key: str, value: Any, from_text: bool) -> Any:
     raise TypeError(f"unsupported field type {tp} for {key}")  # pragma: no cover
 
 
+#: keys before ``rules`` (read from older config files and checkpoints into ``rules``)
+LEGACY_RULE_KEYS = ("bidding", "doubling")
+
+
+def _coerce_bool(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"config key {key!r}: expected true/false, got {value!r}")
+    return value
+
+
+def _with_fields(rules: str, fields: dict[str, bool]) -> str:
+    from ddz_env.rules import Rules
+
+    try:
+        return Rules.of({**Rules.of(rules).to_dict(), **fields}).name
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"config key 'rules': {e}") from None
+
+
 def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[str, Any] | None = None,
                      base: TrainConfig | None = None) -> TrainConfig:
     """A validated config: ``base`` (or the defaults), then ``data``'s keys, then ``overrides``.
@@ -235,10 +264,16 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
     ``overrides``: ``["key=value", ...]`` (values parsed as YAML scalars) or a dict.
     """
     values = (base or TrainConfig()).to_dict()
+    legacy: dict[str, bool] = {}
     for key, value in (data or {}).items():
+        if key in LEGACY_RULE_KEYS:  # configs and checkpoints written before the `rules` key
+            legacy[key] = _coerce_bool(key, value)
+            continue
         if key not in _FIELDS:
             raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
         values[key] = _coerce(key, value, from_text=False)
+    if legacy:
+        values["rules"] = _with_fields(values["rules"], legacy)
     if isinstance(overrides, dict):
         items = [(k, v, False) for k, v in overrides.items()]
     else:
@@ -249,6 +284,9 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
             k, v = text.split("=", 1)
             items.append((k.strip(), v.strip(), True))
     for key, value, from_text in items:
+        if key in LEGACY_RULE_KEYS:
+            raise ValueError(f"config key {key!r} is now part of 'rules': --set rules={key}={str(value).lower()} "
+                             f"(or rules=douzero)")
         if key not in _FIELDS:
             raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
         values[key] = _coerce(key, value, from_text)

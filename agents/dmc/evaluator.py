@@ -25,10 +25,23 @@ EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo"
                "redouble_rate")
 
 
-def _init_worker() -> None:
+def _init_worker(learner_pid: int) -> None:
+    """The evaluation worker: one math thread, and exit as soon as the learner is gone (killed,
+    out of memory: the worker is reparented). A worker busy in an evaluation would otherwise play
+    it to the end first: under load that outlived a 30 s wait (a CI run)."""
+    import threading
+    import time
+
     import torch
 
     torch.set_num_threads(1)
+
+    def watch() -> None:
+        while os.getppid() == learner_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="learner-watch", daemon=True).start()
 
 
 def _round(x: Any) -> Any:
@@ -36,7 +49,7 @@ def _round(x: Any) -> Any:
 
 
 def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, opponents: list[str], deals: int,
-              seed: int, bidding: bool, doubling: bool, replay_root: str | None = None,
+              seed: int, rules: str, replay_root: str | None = None,
               replay_deals: int = 0) -> list[dict[str, Any]]:
     """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker.
     With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
@@ -48,14 +61,16 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
     model = DMCModel(**model_kwargs)
     model.load_state_dict(state)
     agent = DMCAgent(model, name=f"dmc@{frames}")
-    modes = (["duplicate"] if bidding else []) + ["fixed-landlord"]
+    from ddz_env.rules import Rules
+
+    modes = (["duplicate"] if Rules.of(rules).bidding else []) + ["fixed-landlord"]
     rows = []
     for opp in opponents:
         for mode in modes:
             where = None
             if replay_root is not None and replay_deals > 0:
                 where = os.path.join(replay_root, f"{frames:012d}-{os.path.basename(opp)}-{mode}")
-            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, doubling=doubling, replay_dir=where,
+            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, rules=rules, replay_dir=where,
                            replay_deals=replay_deals if where else None)
             a = res["A"]
             lo, hi = a["score_ci95"]
@@ -110,13 +125,14 @@ class TrainingEvaluator:
         import multiprocessing as mp
 
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker)
+            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                            initargs=(os.getpid(),))
         self.last_frames = frames
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         c = self.cfg
         self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,
-                                             list(c.eval_opponents), c.eval_deals, c.eval_seed, c.bidding,
-                                             c.doubling, str(self.run_dir / "replays"), c.eval_replays))
+                                             list(c.eval_opponents), c.eval_deals, c.eval_seed, c.rules,
+                                             str(self.run_dir / "replays"), c.eval_replays))
 
     def poll(self, wait: bool = False) -> list[dict[str, Any]]:
         """Write the rows of finished evaluations (all of them with ``wait``); returns them."""

@@ -162,7 +162,7 @@ class Collector:
     def __init__(self, cfg: TrainConfig, seed: int, device: str = "cpu"):
         self.cfg = cfg
         self.device = device
-        self.env = VectorDouDizhu(cfg.num_envs, seed=seed, bidding=cfg.bidding, doubling=cfg.doubling)
+        self.env = VectorDouDizhu(cfg.num_envs, seed=seed, rules=cfg.rules_value())
         self.rng = np.random.default_rng([seed, 7])
         self.pending = Pending(cfg.num_envs)
         self.stats = Stats()

@@ -9,11 +9,11 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 
 ======================================  ==========================================================
 ``GET  /api/agents``                    the agent names a game can seat
-``POST /api/games``                     new hand: ``{"seat", "vs": [a, b], "seed", "deal", "doubling"}``
+``POST /api/games``                     new hand: ``{"seat", "vs": [a, b], "seed", "deal", "rules"}``
 ``GET  /api/games/{id}``                the person's view
 ``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id}``
 ``GET  /api/games/{id}/record``         the hand record (409 until the hand is over)
-``POST /api/watch``                     agents only: ``{"players": [a, b, c], "seed", "deal"}``
+``POST /api/watch``                     agents only: ``{"players": [a, b, c], "seed", "deal", "rules"}``
 ``POST /api/replay``                    a hand record in, its positions (spectator views) out
 ``GET  /api/replays``, ``/api/replays/{name}``   the records of ``--replays DIR``
 ======================================  ==========================================================
@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from ddz_env.game import IllegalActionError
 from ddz_env.record import RecordError, load as load_record, positions
+from ddz_env.rules import Rules
 
 from ..loader import load, registered
 from ..match import Match, seat_view
@@ -51,7 +52,7 @@ class NewGame(BaseModel):
     vs: Union[str, list[str]] = "rule"
     seed: int = 0
     deal: int = Field(0, ge=0)
-    doubling: bool = True
+    rules: str = "rulebook"
 
 
 class Action(BaseModel):
@@ -62,11 +63,18 @@ class Watch(BaseModel):
     players: list[str] = Field(default_factory=lambda: ["rule", "rule", "rule"], min_length=3, max_length=3)
     seed: int = 0
     deal: int = Field(0, ge=0)
-    doubling: bool = True
+    rules: str = "rulebook"
 
 
 def _error(status: int, message: str) -> HTTPException:
     return HTTPException(status_code=status, detail=message)
+
+
+def _rules(spec: str) -> Rules:
+    try:
+        return Rules.of(spec)
+    except (TypeError, ValueError) as e:
+        raise _error(400, str(e)) from None
 
 
 def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
@@ -136,6 +144,7 @@ def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
         vs = [req.vs, req.vs] if isinstance(req.vs, str) else list(req.vs)
         if len(vs) != 2:
             raise _error(400, f"vs names the 2 other seats' agents, got {len(vs)}")
+        rules = _rules(req.rules)
         seats = [(req.seat + 1) % 3, (req.seat + 2) % 3]
         agents: list = [None, None, None]
         labels = ["you", "you", "you"]
@@ -143,7 +152,7 @@ def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
             agents[s], labels[s] = agent(spec), spec
         with lock:
             try:
-                m = Match.deal(agents, labels, seed=req.seed, index=req.deal, doubling=req.doubling)
+                m = Match.deal(agents, labels, seed=req.seed, index=req.deal, rules=rules)
                 m.advance()
             except RuntimeError as e:
                 raise _error(500, str(e)) from None
@@ -186,9 +195,10 @@ def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
 
     @app.post("/api/watch")
     def watch(req: Watch):
+        rules = _rules(req.rules)
         ags = [agent(p) for p in req.players]
         with lock:
-            m = Match.deal(ags, req.players, seed=req.seed, index=req.deal, doubling=req.doubling)
+            m = Match.deal(ags, req.players, seed=req.seed, index=req.deal, rules=rules)
             try:
                 m.advance()
             except RuntimeError as e:

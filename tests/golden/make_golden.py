@@ -23,6 +23,7 @@ import numpy as np
 from ddz_env.actions import BID_1, BID_2, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE, action_to_string
 from ddz_env.game import Game, Phase
 from ddz_env.observation import observe_game
+from ddz_env.rules import Rules
 from ddz_env.record import record_of
 
 PATH = Path(__file__).with_name("playthrough.txt")
@@ -54,9 +55,10 @@ def playthrough() -> tuple[str, list[list[tuple[int, int]]]]:
     lines = ["# golden playthrough: regenerate with python tests/golden/make_golden.py (see its docstring)"]
     histories = []
     for h, (title, seed, first, landlord, doubling, script) in enumerate(HANDS):
-        game = Game.deal(seed, first_bidder=first, landlord=landlord, doubling=doubling)
-        lines.append(f"hand {h}: {title} (Game.deal({seed}, first_bidder={first}, landlord={landlord}, "
-                     f"doubling={doubling}))")
+        rules = Rules(bidding=landlord is None, doubling=doubling)
+        game = Game.deal(seed, first_bidder=first, rules=rules, landlord=landlord)
+        lines.append(f"hand {h}: {title} (Game.deal({seed}, first_bidder={first}, rules={rules.name!r}, "
+                     f"landlord={landlord}))")
         rec = record_of(game)
         lines.append(f"  deal {' '.join(rec['deal']['hands'])} bottom {rec['deal']['bottom']}")
         queue = {p: list(v) for p, v in script.items()}
