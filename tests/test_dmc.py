@@ -500,7 +500,7 @@ VARYING = ("time_s", "fps")  # wall-clock columns; every other column is a funct
 
 
 def test_identical_runs_give_identical_csvs_but_for_the_wall_clock_columns(tmp_path):
-    from agents.dmc.trainer import CSV_FIELDS
+    from agents.dmc.runlog import CSV_FIELDS
 
     cfg = tiny(total_frames=1280, log_every_frames=512)
     runs = [list(csv.DictReader(open(train(cfg, tmp_path / k, progress=False).parent / "log.csv"))) for k in "ab"]
@@ -526,7 +526,7 @@ def test_fps_excludes_the_start_up_and_the_frames_before_a_resume(tmp_path):
     """The first row after --resume: frames of this session over the time since its first update."""
     import time
 
-    from agents.dmc.trainer import RunLog
+    from agents.dmc.runlog import RunLog
 
     path = tmp_path / "log.csv"
     path.write_text("time_s,frames,updates,fps\n1.0,4096,32,4000\n")

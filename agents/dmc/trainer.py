@@ -9,13 +9,13 @@ Read top to bottom:
 2. :func:`train`: the learner. Batches come from an experience source (``sources.py``: inline
    in this process with ``num_actors: 0``, deterministic, and ``--resume`` continues bit for
    bit; actor processes over shared memory; or Ray actors on a cluster with ``backend: ray``);
-   it learns on each and publishes the new weights. CSV log, progress bar, checkpoints,
-   evaluation, learning curve.
+   it learns on each and publishes the new weights. The bookkeeping it calls lives apart:
+   ``runlog.py`` (CSV log, log lines through the progress bar, learning curve),
+   ``checkpoint.py`` (checkpoint files), ``evaluator.py`` (evaluation during training).
 """
 from __future__ import annotations
 
 import contextlib
-import csv
 import logging
 import math
 import os
@@ -28,15 +28,14 @@ import numpy as np
 import torch
 
 from .config import NET_NAMES, POSITIONS, TrainConfig, save_config
-from .evaluator import TrainingEvaluator, read_rows
+from .evaluator import TrainingEvaluator
 from .checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
-from .experience import Collector, Stats
+from .experience import Collector
+from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
 from .sources import make_source
 from .model import NUM_NETS, DMCModel
 
 log = logging.getLogger("dmc")
-CSV_FIELDS = (["time_s", "frames", "updates", "fps"] + [f"loss_{n}" for n in NET_NAMES]
-              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate", "score_vs_opponents"])
 
 
 # ---------------------------------------------------------------------------------------------- learner
@@ -80,188 +79,6 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
     for n, loss in parts:
         losses[n] = float(loss.detach())
     return losses
-
-
-# ---------------------------------------------------------------------------------------------- logging
-class RunLog:
-    """CSV rows of frames, fps, mean loss per network and mean score per position.
-
-    Rows come at fixed frames (``every_frames``: at the first update at or past each
-    multiple, so that two runs of one config have their rows at the same frames; wall time is
-    the ``time_s`` column), or every ``every_seconds`` when ``every_frames`` is 0. ``fps`` is
-    the frames of the row's window over its wall time; a session's first window opens when its
-    first batch is there (:meth:`start`), so neither the start-up (actor processes spawning,
-    weights loading) nor, after ``--resume``, the frames of the earlier sessions count in it.
-
-    ``resume_frames``: continue the CSV of a resumed run, dropping the rows written after its
-    checkpoint (a run killed between checkpoints logged frames it then trains again)."""
-
-    def __init__(self, path: Path, resume_frames: int | None = None, every_frames: int = 0,
-                 every_seconds: float = 10.0):
-        self.path = path
-        self.every_frames = int(every_frames)
-        self.every_seconds = float(every_seconds)
-        kept = []
-        if resume_frames is not None and path.exists():
-            with open(path, newline="") as f:
-                kept = [r for r in csv.DictReader(f) if int(r["frames"]) <= resume_frames]
-        self.file = open(path, "w", newline="")
-        self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS, extrasaction="ignore")
-        self.writer.writeheader()
-        self.writer.writerows(kept)
-        self.file.flush()
-        frames = resume_frames or 0
-        self.last_frames = int(kept[-1]["frames"]) if kept else None  # frames of the last row written
-        self.next_frames = self._next(frames)
-        self.started = False
-        self.reset_window(frames)
-
-    def _next(self, frames: int) -> int | None:
-        return (frames // self.every_frames + 1) * self.every_frames if self.every_frames else None
-
-    def start(self, frames: int) -> None:
-        """The session's experience starts flowing (``frames`` done so far): the fps clock starts here."""
-        self.started = True
-        self.t0 = time.perf_counter()
-        self.f0 = frames
-
-    def reset_window(self, frames: int) -> None:
-        self.t0 = time.perf_counter()
-        self.f0 = frames
-        self.losses = [[] for _ in range(NUM_NETS)]
-        self.stats = np.zeros(Stats.SIZE)
-
-    def add(self, losses: list[float], stats: np.ndarray | None) -> None:
-        for n, l in enumerate(losses):
-            if not math.isnan(l):
-                self.losses[n].append(l)
-        if stats is not None:
-            self.stats += stats
-
-    def due(self, frames: int) -> bool:
-        """Is a row due now that ``frames`` are done?"""
-        if self.every_frames:
-            return frames >= self.next_frames
-        return time.perf_counter() - self.t0 >= self.every_seconds
-
-    def write(self, elapsed: float, frames: int, updates: int) -> dict[str, Any]:
-        """The row of the window that ends at ``frames`` (written, and returned); a new window opens."""
-        dt = max(time.perf_counter() - self.t0, 1e-9)
-        hands = self.stats[3]
-        row: dict[str, Any] = {"time_s": round(elapsed, 2), "frames": frames, "updates": updates,
-                               "fps": round((frames - self.f0) / dt, 1) if frames > self.f0 else ""}
-        for n, name in enumerate(NET_NAMES):
-            row[f"loss_{name}"] = round(float(np.mean(self.losses[n])), 6) if self.losses[n] else ""
-        for p, name in enumerate(POSITIONS):
-            row[f"return_{name}"] = round(self.stats[p] / hands, 4) if hands else ""
-        row["hands"] = int(hands)
-        total = hands + self.stats[4]
-        row["void_rate"] = round(self.stats[4] / total, 4) if total else ""
-        row["score_vs_opponents"] = round(self.stats[5] / self.stats[6], 4) if self.stats[6] else ""
-        self.writer.writerow(row)
-        self.file.flush()
-        self.last_frames = frames
-        self.next_frames = self._next(frames)
-        self.reset_window(frames)
-        return row
-
-    def close(self) -> None:
-        self.file.close()
-
-
-class _ThroughBar(logging.StreamHandler):
-    """A copy of a console handler that writes through ``tqdm.write``: the bar is cleared, the
-    line written, the bar drawn again below it (a log line never lands on the bar's line)."""
-
-    def __init__(self, orig: logging.Handler, tqdm_cls):
-        super().__init__(orig.stream)
-        self.tqdm_cls = tqdm_cls
-        self.setLevel(orig.level)
-        self.setFormatter(orig.formatter)
-        for f in orig.filters:
-            self.addFilter(f)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.tqdm_cls.write(self.format(record), file=self.stream)
-            self.flush()
-        except RecursionError:  # pragma: no cover (logging's own policy)
-            raise
-        except Exception:  # noqa: BLE001 (a handler reports its errors, never raises them)
-            self.handleError(record)
-
-
-def _is_console(h: logging.Handler) -> bool:
-    return isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) in (sys.stdout, sys.stderr)
-
-
-@contextlib.contextmanager
-def log_through_bar(tqdm_cls, loggers: list[logging.Logger]):
-    """While a progress bar is drawn: the console handlers of ``loggers`` (and logging's
-    last-resort handler) write through ``tqdm_cls.write``; other handlers (files) are untouched."""
-    saved = [(lg, lg.handlers) for lg in loggers]
-    last = logging.lastResort
-    try:
-        for lg in loggers:
-            lg.handlers = [_ThroughBar(h, tqdm_cls) if _is_console(h) else h for h in lg.handlers]
-        if last is not None:
-            logging.lastResort = _ThroughBar(last, tqdm_cls)
-        yield
-    finally:
-        for lg, handlers in saved:
-            lg.handlers = handlers
-        logging.lastResort = last
-
-
-def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
-    """Mean score per position and loss per network against frames; False if matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        log.warning("matplotlib is not installed: no learning-curve PNG")
-        return False
-    with open(csv_path) as f:
-        rows = list(csv.DictReader(f))
-    evals = read_rows(csv_path.parent / "eval.csv")
-    fig, axes = plt.subplots(1, 3 if evals else 2, figsize=(16.5 if evals else 11, 4))
-    ax1, ax2 = axes[0], axes[1]
-
-    def series(key):
-        pts = [(float(r["frames"]), float(r[key])) for r in rows if r.get(key) not in ("", None)]
-        return ([p[0] for p in pts], [p[1] for p in pts])
-
-    for name in POSITIONS:
-        ax1.plot(*series(f"return_{name}"), label=name)
-    ax1.set_xlabel("frames")
-    ax1.set_ylabel("mean score per hand (R19)")
-    ax1.axhline(0, color="grey", lw=0.5)
-    ax1.legend()
-    for name in NET_NAMES:
-        ax2.plot(*series(f"loss_{name}"), label=name)
-    ax2.set_xlabel("frames")
-    ax2.set_ylabel("MSE loss")
-    ax2.set_yscale("log")
-    ax2.legend()
-    if evals:  # score per hand against each evaluation opponent, with the 95% interval
-        ax3 = axes[2]
-        for key in sorted({(r["opponent"], r["mode"]) for r in evals}):
-            pts = [r for r in evals if (r["opponent"], r["mode"]) == key and r["score"] != ""]
-            x = [float(r["frames"]) for r in pts]
-            ax3.plot(x, [float(r["score"]) for r in pts], marker=".", label=f"vs {key[0]} ({key[1]})")
-            if all(r["ci_lo"] != "" for r in pts):
-                ax3.fill_between(x, [float(r["ci_lo"]) for r in pts], [float(r["ci_hi"]) for r in pts], alpha=0.2)
-        ax3.axhline(0, color="grey", lw=0.5)
-        ax3.set_xlabel("frames")
-        ax3.set_ylabel("score per hand (evaluation, 95% CI)")
-        ax3.legend(fontsize=8)
-    fig.suptitle(png_path.parent.name)
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
-    plt.close(fig)
-    return True
 
 
 # ---------------------------------------------------------------------------------------------- training
