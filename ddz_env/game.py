@@ -18,11 +18,11 @@ import numpy as np
 from .actions import (
     BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import MAX_COUNTS, NUM_RANKS, _to_string as to_string, as_counts, as_id
+from .cards import NUM_RANKS, _to_string as to_string, as_counts, as_id
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
-    Phase, Rules, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
+    Phase, Rules, check_deals, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
 )
 from .scoring import hand_scores, spring_flags
 
@@ -91,14 +91,7 @@ class Game:
             landlord = first_bidder
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
         b = as_counts(bottom).astype(np.int8)
-        sizes = h.sum(axis=1)
-        if not (sizes == 17).all() or b.sum() != 3:
-            raise ValueError(f"a deal is 17/17/17 cards + 3 bottom, got {sizes.tolist()} + {int(b.sum())}")
-        total = h.sum(axis=0) + b
-        if (total != MAX_COUNTS).any():
-            r = int(np.nonzero(total != MAX_COUNTS)[0][0])
-            raise ValueError(f"the deal is not one 54-card deck: rank {to_string(np.eye(NUM_RANKS, dtype=np.int8)[r])!r} "
-                             f"appears {int(total[r])} times")
+        check_deals(h, b)  # R1, R2
         self.initial_hands = h.copy()
         self.hands = h
         self.bottom = b

@@ -11,6 +11,7 @@ its speed. Scores are :mod:`ddz_env.scoring` (R18, R19).
 function               ruling
 =====================  =====================================================================
 ``deal_hand``          R1 (17/17/17 + 3 from one shuffled deck) and the first-bidder draw
+``check_deals``        R1, R2: a given deal is three 17-card hands + 3 bottom cards of one deck
 ``legal_bids``         R3: pass, or any bid above the top bid so far
 ``bid_outcome``        R3 (a 3 ends the bidding; after three bids the top bidder is landlord),
                        R4 (three passes: a void hand)
@@ -132,6 +133,29 @@ def deal_hand(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
     return hands, bottom, int(rng.integers(NUM_SEATS))
 
 
+def check_deals(hands, bottoms, what: str = "") -> None:
+    """R1, R2: each deal (``hands`` (..., 3, 15), ``bottoms`` (..., 15) counts) is three 17-card hands
+    and 3 bottom cards of one 54-card deck. ``ValueError`` naming the first bad deal (its index
+    when batched) and what is wrong; ``what`` prefixes the message (the caller's name)."""
+    h = np.asarray(hands)
+    batched = h.ndim == 3
+    h = h.reshape(-1, NUM_SEATS, _cards.NUM_RANKS)
+    b = np.asarray(bottoms).reshape(-1, _cards.NUM_RANKS)
+    sizes, bottom_sizes = h.sum(axis=2), b.sum(axis=1)
+    total = h.sum(axis=1) + b
+    bad_size = ~((sizes == _cards.HAND_SIZE).all(axis=1) & (bottom_sizes == 3))
+    bad = bad_size | (total != _cards.MAX_COUNTS).any(axis=1)
+    if not bad.any():
+        return
+    k = int(np.flatnonzero(bad)[0])
+    where = what + (f"deal {k}: " if batched else "")
+    if bad_size[k]:
+        raise ValueError(f"{where}a deal is 17/17/17 cards + 3 bottom, got {sizes[k].tolist()} + {int(bottom_sizes[k])}")
+    r = int(np.flatnonzero(total[k] != _cards.MAX_COUNTS)[0])
+    raise ValueError(f"{where}the deal is not one 54-card deck: rank {_cards.RANKS[r]!r} appears {int(total[k, r])} "
+                     f"times")
+
+
 def legal_bids(top: int) -> np.ndarray:
     """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet)."""
     return np.array([BID_PASS] + list(range(BID_1 + int(top), BID_3 + 1)), dtype=np.int64)
@@ -195,5 +219,5 @@ def rewards(scores, winner, landlord, kind: str = "score", scale: float = 1.0) -
     return np.where(winner >= 0, out, 0.0)
 
 
-__all__ = ["Rules", "PRESETS", "RULEBOOK", "Phase", "NUM_SEATS", "deal_hand", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
+__all__ = ["Rules", "PRESETS", "RULEBOOK", "Phase", "NUM_SEATS", "deal_hand", "check_deals", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
            "redouble_allowed", "default_actions", "rewards"]

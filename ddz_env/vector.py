@@ -64,7 +64,7 @@ from .game import NUM_SEATS, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, PublicView, encode
-from .rules import Phase, Rules, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
+from .rules import Phase, Rules, check_deals, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
 from .rules import rewards as hand_rewards
 from .scoring import hand_scores, spring_flags
 
@@ -301,11 +301,7 @@ class VectorDouDizhu:
             raise ValueError(f"load_deals: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
         check_integral(h, "load_deals: hands")
         check_integral(bt, "load_deals: bottoms")
-        ok = ((h.sum(axis=2) == HAND_SIZE).all(axis=1) & (bt.sum(axis=1) == 3)
-              & ((h.sum(axis=1) + bt) == MAX_COUNTS).all(axis=1))
-        if not ok.all():
-            raise ValueError(f"load_deals: deal {int(np.flatnonzero(~ok)[0])}: a deal is three 17-card hands "
-                             f"+ 3 bottom cards of one 54-card deck")
+        check_deals(h, bt, "load_deals: ")  # R1, R2
         bad = (fb < 0) | (fb > 2)
         if bad.any():
             raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")

@@ -166,3 +166,33 @@ def test_a_landlord_is_given_only_with_bidding_off_and_a_refused_deal_draws_noth
         Game.deal(rng, rules="nope")
     assert rng.bit_generator.state == before
     assert Game.deal(rng, rules="douzero", landlord=1).landlord == 1
+
+
+def test_r1_r2_check_deals_names_the_first_bad_deal_for_game_and_the_batched_env():
+    from ddz_env.cards import deal
+    from ddz_env.game import Game
+    from ddz_env.vector import VectorDouDizhu
+
+    rng = np.random.default_rng(2)
+    good = [deal(rng) for _ in range(3)]
+    hands = np.stack([h for h, _ in good])
+    bottoms = np.stack([b for _, b in good])
+    rules.check_deals(hands, bottoms)  # three good deals: nothing raised
+    rules.check_deals(hands[0], bottoms[0])
+    bad = hands.copy()
+    bad[2, 0, 0] += 1  # deal 2: seat 0 holds 18 cards
+    with pytest.raises(ValueError, match=r"^deal 2: a deal is 17/17/17 cards \+ 3 bottom, got \[18, 17, 17\] \+ 3"):
+        rules.check_deals(bad, bottoms)
+    swap = hands.copy()  # deal 1: a 3 turned into a black joker (still 17 cards; three 3s in the deck)
+    s = int(np.flatnonzero(swap[1, :, 0] > 0)[0])
+    swap[1, s, 0] -= 1
+    swap[1, s, 13] += 1
+    with pytest.raises(ValueError, match="deal 1: the deal is not one 54-card deck: rank '3' appears 3 times"):
+        rules.check_deals(swap, bottoms)
+    with pytest.raises(ValueError, match=r"^a deal is 17/17/17"):  # Game: one deal, no index
+        Game(bad[2], bottoms[2], 0)
+    vec = VectorDouDizhu(3, seed=0)
+    before = vec.hands.copy()
+    with pytest.raises(ValueError, match=r"^load_deals: deal 2: a deal is 17/17/17"):
+        vec.load_deals([0, 1, 2], bad, bottoms, [0, 0, 0])
+    np.testing.assert_array_equal(vec.hands, before)  # refused: nothing changed
