@@ -128,7 +128,11 @@ RULEBOOK = PRESETS["rulebook"]
 
 def deal_hand(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
     """``(hands (3, 15), bottom (15,), first_bidder)``: the cards (R1), then the first bidder drawn
-    from the same generator (always drawn, so the stream never depends on options)."""
+    from the same generator (always drawn, so the stream never depends on options).
+
+    Declared twin: ``VectorDouDizhu._deal`` makes the same two draws from each slot's generator
+    and counts the cards of many hands at once (the equivalence tests and the golden file hold
+    the two together)."""
     hands, bottom = _cards.deal(rng)
     return hands, bottom, int(rng.integers(NUM_SEATS))
 

@@ -209,7 +209,10 @@ class VectorDouDizhu:
         return i
 
     def _deal(self, slots: np.ndarray) -> None:
-        """New hands in ``slots`` from their generators, exactly as the AEC env's ``reset`` deals."""
+        """New hands in ``slots`` from their generators, exactly as the AEC env's ``reset`` deals.
+
+        Declared twin of ``rules.deal_hand`` (the same shuffle and first-bidder draw per slot; the
+        card counting batched over the slots)."""
         K = slots.size
         if K == 0:
             return
