@@ -84,6 +84,10 @@ def test_target_transforms():
     assert transform_target(s, "none", 1).tolist() == [-48, -2, 0, 3, 60]
     assert transform_target(s, "scale", 8).tolist() == [-6, -0.25, 0, 0.375, 7.5]
     assert transform_target(s, "sign", 8).tolist() == [-1, -1, 0, 1, 1]
+    net = np.array([0, 3, 1, 3, 2])  # sign_play: the bidding network (3) keeps the stake, play nets the sign
+    assert transform_target(s, "sign_play", 8, net).tolist() == [-1, -0.25, 0, 0.375, 1]
+    with pytest.raises(ValueError, match="network ids"):
+        transform_target(s, "sign_play", 8)
 
 
 def test_net_ids_by_phase_and_role():

@@ -69,7 +69,8 @@ class TrainConfig:
     optim_eps: float = _key(1e-5, "epsilon of the optimizer's denominator")
     max_grad_norm: float = _key(40.0, "gradient norm clip")
     target: str = _key("scale", 'Monte-Carlo target of the seat\'s R19 score: "scale" (score / score_scale), '
-                       '"sign" (win/loss) or "none" (raw)', "targets")
+                       '"sign" (win/loss), "none" (raw), or "sign_play" (win/loss for the play networks, '
+                       'score / score_scale for bid, double and redouble)', "targets")
     score_scale: float = _key(8.0, 'divisor of the score with target "scale"')
     state_layers: list[int] = _key([512, 256], "state encoder widths (run once per decision)", "network")
     head_layers: list[int] = _key([256, 128], "Q head widths over (state, action), run per candidate")
@@ -131,8 +132,8 @@ class TrainConfig:
                 raise bad(key, "must be > 0")
         if not 0.0 <= self.rmsprop_alpha < 1.0:
             raise bad("rmsprop_alpha", "must be in [0, 1)")
-        if self.target not in ("scale", "sign", "none"):
-            raise bad("target", "'scale', 'sign' or 'none'")
+        if self.target not in ("scale", "sign", "none", "sign_play"):
+            raise bad("target", "'scale', 'sign', 'none' or 'sign_play'")
         if any(int(x) < 1 for x in self.state_layers):
             raise bad("state_layers", "a list of positive layer widths (may be empty)")
         if not self.head_layers or any(int(x) < 1 for x in self.head_layers):
