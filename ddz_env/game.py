@@ -22,7 +22,8 @@ from .cards import NUM_RANKS, _to_string as to_string, as_counts, as_id
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
-    Phase, Rules, check_deals, bid_outcome, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder, redouble_allowed,
+    Phase, Rules, bid_outcome, check_deals, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder,
+    redouble_allowed,
 )
 from .scoring import hand_scores, spring_flags
 

@@ -64,7 +64,9 @@ from .game import NUM_SEATS, _check_hands_arg, as_seat
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
 from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, PublicView, encode
-from .rules import Phase, Rules, check_deals, bid_outcome, default_actions, doubling_order, next_first_bidder, redouble_allowed
+from .rules import (
+    Phase, Rules, bid_outcome, check_deals, default_actions, doubling_order, next_first_bidder, redouble_allowed,
+)
 from .rules import rewards as hand_rewards
 from .scoring import hand_scores, spring_flags
 
