@@ -18,13 +18,17 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: per phase: decisions compared, and those where bf16 chose otherwise (module-level: the
+#: evaluation plays with a deep copy of the agent object)
+SEEN = np.zeros(5, np.int64)
+DIFFER = np.zeros(5, np.int64)
+
+
 class Compare:
     """A batch agent: acts in fp32, counts where bf16 would have chosen otherwise."""
 
     def __init__(self, agent):
         self.agent = agent
-        self.seen = np.zeros(5, np.int64)
-        self.differ = np.zeros(5, np.int64)
 
     def act_batch(self, decisions):
         import torch
@@ -33,8 +37,8 @@ class Compare:
         with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
             bf16 = self.agent.act_batch(decisions)
         multi = np.diff(decisions.legal_starts) > 1
-        np.add.at(self.seen, decisions.phase[multi], 1)
-        np.add.at(self.differ, decisions.phase[multi], (fp32 != bf16)[multi])
+        np.add.at(SEEN, decisions.phase[multi], 1)
+        np.add.at(DIFFER, decisions.phase[multi], (fp32 != bf16)[multi])
         return fp32
 
 
@@ -55,9 +59,9 @@ def main(argv=None) -> int:
     print(f"{a.agent} vs rule, duplicate, {a.deals} deals (seed {a.seed}): {res['A']['mean_score']:+.3f} per hand (fp32)")
     print(f"{'phase':10s} {'decisions':>10s} {'bf16 differs':>13s}")
     for p in (Phase.BID, Phase.DOUBLE, Phase.REDOUBLE, Phase.PLAY):
-        n, d = int(cmp.seen[p]), int(cmp.differ[p])
+        n, d = int(SEEN[p]), int(DIFFER[p])
         print(f"{p.name:10s} {n:10,d} {d / n if n else float('nan'):12.2%}")
-    n, d = int(cmp.seen.sum()), int(cmp.differ.sum())
+    n, d = int(SEEN.sum()), int(DIFFER.sum())
     print(f"{'all':10s} {n:10,d} {d / n:12.2%}  (decisions with more than one legal action)")
     return 0
 
