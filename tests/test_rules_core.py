@@ -196,3 +196,14 @@ def test_r1_r2_check_deals_names_the_first_bad_deal_for_game_and_the_batched_env
     with pytest.raises(ValueError, match=r"^load_deals: deal 2: a deal is 17/17/17"):
         vec.load_deals([0, 1, 2], bad, bottoms, [0, 0, 0])
     np.testing.assert_array_equal(vec.hands, before)  # refused: nothing changed
+
+
+def test_r22_rules_only_skip_phases_and_add_no_variant():
+    """R22: the Rules value has two fields, each turning a phase of the rulebook off; nothing in it
+    changes what a phase does (the rulebook preset is every phase on)."""
+    import dataclasses
+
+    from ddz_env.rules import PRESETS, Rules
+
+    assert [f.name for f in dataclasses.fields(Rules)] == ["bidding", "doubling"]
+    assert PRESETS["rulebook"] == Rules(True, True) and set(PRESETS) == {"rulebook", "douzero"}

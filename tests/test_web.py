@@ -91,6 +91,17 @@ def test_bad_requests_get_clear_errors_and_leave_the_game(server):
     assert status == 400 and "seat" in r["error"]
 
 
+def test_rules_field_plays_those_rules_and_refuses_unknown_ones(server):
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "rules": "houserules"})
+    assert status == 400 and "unknown preset 'houserules'" in r["error"], r
+    status, r = server.call("POST", "/api/watch", {"players": ["rule"] * 3, "rules": "bidding=maybe"})
+    assert status == 400 and "bad field" in r["error"], r
+    status, r = server.call("POST", "/api/watch", {"players": ["rule"] * 3, "seed": 1, "rules": "douzero"})
+    rec = r["record"]
+    assert status == 200 and rec["deal"]["rules"] == "douzero" and rec["deal"]["landlord"] is not None, r
+    assert rec["actions"] and all(a["phase"] == "PLAY" for a in rec["actions"])  # no bidding, no doubling
+
+
 def test_watch_replay_and_saved_records(server):
     status, r = server.call("POST", "/api/watch", {"players": ["rule", "random", "rule"], "seed": 2, "deal": 5})
     assert status == 200
