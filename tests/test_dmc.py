@@ -345,7 +345,7 @@ def test_learn_from_opponents_off_keeps_only_the_learners_decisions():
         col = Collector(tiny(opponents=["rule"], opponent_share=1.0, learn_from_opponents=flag, num_envs=8), seed=1)
         for _ in range(300):
             col.step(model)
-        sizes[flag] = col._staged
+        sizes[flag] = col.ring.size
         assert col.decisions == 300 * 8
     assert 0 < sizes[False] < sizes[True]
 

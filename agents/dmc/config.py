@@ -54,8 +54,13 @@ class TrainConfig:
     bid_epsilon: float = _key(0.1, "exploration of bid / double / redouble (a greedy all-pass start voids every hand)")
     opponents: list[str] = _key([], "fixed opponents mixed into self-play (agents.load specs)")
     opponent_share: float = _key(0.0, "share of the hands in which one of them holds the B seats of a duplicate seating")
+    pool_every: int = _key(0, "> 0: every this many of its own decisions an actor keeps a copy of the weights it acts "
+                           "with in its opponent pool (past selves); 0: no pool")
+    pool_size: int = _key(4, "past selves an actor keeps (the oldest is dropped)")
+    pool_share: float = _key(0.5, "share of the opponent hands (opponent_share) a past self plays instead of one of "
+                             "'opponents', once the pool holds one")
     learn_from_opponents: bool = _key(True, "the opponents' decisions are training samples too")
-    num_buffers: int = _key(16, "shared-memory batches in flight (actor processes)")
+    num_buffers: int = _key(16, "shared-memory batch buffers, split among the actor processes (at least 2 each)")
     sync_every: int = _key(1, "actors refresh their weights from the learner every this many batches they send")
     backend: str = _key("local", '"local": actor processes on this machine (inline with num_actors 0); '
                         '"ray": Ray actors on the nodes of a cluster')
@@ -76,7 +81,10 @@ class TrainConfig:
     head_layers: list[int] = _key([256, 128], "Q head widths over (state, action), run per candidate")
     history_lstm: int = _key(0, "> 0: an LSTM of this width over the 15 history planes (DouZero: 128)")
     action_features: str = _key("move", '"move": the move\'s cards and type; "hand_after": + the hand it leaves')
-    precision: str = _key("fp32", '"bf16": autocast matmuls to bfloat16 (weights stay fp32)')
+    precision: str = _key("fp32", 'the learner\'s matmuls: "fp32", or "bf16" (autocast; weights stay fp32; rows '
+                          'padded to shape buckets so kernels are reused; fast only on CPUs with AVX512-BF16 / AMX)')
+    actor_precision: str = _key("fp32", 'the actors\' matmuls: "fp32" or "bf16" (an actor\'s row counts change at '
+                                'every step: on a CPU bf16 pays for every new shape)')
     eval_every: int = _key(0, "frames between evaluations of the learner's weights (eval.csv); 0: none", "evaluation")
     eval_deals: int = _key(200, "seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
@@ -120,9 +128,17 @@ class TrainConfig:
             raise bad("num_actors", "backend 'ray' needs at least 1 actor")
         if self.eval_replays < 0:
             raise bad("eval_replays", "must be >= 0")
-        if self.opponent_share > 0 and not self.opponents:
-            raise bad("opponent_share", "> 0 needs at least one entry in 'opponents'")
-        for key in ("epsilon", "bid_epsilon", "opponent_share"):
+        if self.opponent_share > 0 and not self.opponents and not self.pool_every:
+            raise bad("opponent_share", "> 0 needs at least one entry in 'opponents' (or a pool: pool_every > 0)")
+        if self.pool_every < 0:
+            raise bad("pool_every", "must be >= 0 (0: no pool)")
+        if self.pool_size < 1:
+            raise bad("pool_size", "must be at least 1")
+        if self.pool_every and self.opponent_share == 0:
+            raise bad("pool_every", "a pool plays in the opponent hands: set opponent_share > 0")
+        if self.pool_every and not self.opponents and self.pool_share < 1:
+            raise bad("pool_share", "must be 1 when 'opponents' is empty (the pool plays every opponent hand)")
+        for key in ("epsilon", "bid_epsilon", "opponent_share", "pool_share"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise bad(key, "must be in [0, 1]")
         if self.optimizer not in ("adam", "rmsprop"):
@@ -140,8 +156,9 @@ class TrainConfig:
             raise bad("head_layers", "a non-empty list of positive layer widths")
         if self.action_features not in ("move", "hand_after"):
             raise bad("action_features", "'move' or 'hand_after'")
-        if self.precision not in ("fp32", "bf16"):
-            raise bad("precision", "'fp32' or 'bf16'")
+        for key in ("precision", "actor_precision"):
+            if getattr(self, key) not in ("fp32", "bf16"):
+                raise bad(key, "'fp32' or 'bf16'")
         if self.history_lstm < 0:
             raise bad("history_lstm", "must be >= 0")
         if self.eval_every < 0:
@@ -169,13 +186,14 @@ class TrainConfig:
 
         return Rules.of(self.rules)
 
-    def autocast(self):
-        """The autocast context of ``precision`` (a no-op for fp32)."""
+    def autocast(self, actor: bool = False):
+        """The autocast context of ``precision`` (the learner) or, with ``actor``, of ``actor_precision``
+        (a no-op for fp32)."""
         import contextlib
 
         import torch
 
-        if self.precision == "fp32":
+        if (self.actor_precision if actor else self.precision) == "fp32":
             return contextlib.nullcontext()
         return torch.autocast(device_type="cuda" if self.device.startswith("cuda") else "cpu", dtype=torch.bfloat16)
 

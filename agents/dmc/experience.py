@@ -25,7 +25,7 @@ from ddz_env.vector import VectorDouDizhu
 
 from ..base import Decisions, as_batch_agent, take_sets
 from .config import TrainConfig
-from .model import BIDDING_NET, OBS_CELLS, net_ids
+from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids
 
 MAX_DECISIONS = 168  # bids 3 + doubles 2 + redouble 1 + plays <= 54 moves + 2 passes between moves
 #: the six duplicate seatings as "seat held by the opponent" masks (AAB ABA BAA BBA BAB ABB, B = opponent)
@@ -84,18 +84,20 @@ class Pending:
     def flush(self, slots: np.ndarray, final_scores: np.ndarray, void: np.ndarray, target: str,
               score_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Samples of the ended hands in ``slots``: each decision's target is its seat's final score
-        (transformed); void hands score 0. ``final_scores`` (B, 3), ``void`` (B,). Clears the slots."""
+        (transformed); void hands score 0. ``final_scores`` (B, 3), ``void`` (B,). Clears the slots.
+
+        Only the kept (table, step) cells are gathered (``self.obs[slots]`` would first copy every
+        table's whole 168-step history: 8% of an actor's time at 512 tables)."""
         slots = np.asarray(slots, dtype=np.int64)
         n = self.length[slots]
-        valid = np.arange(self.obs.shape[1])[None, :] < n[:, None]  # (K, max_len)
         hand = np.repeat(slots, n)
-        keep = self.keep[slots][valid]
-        valid &= self.keep[slots]
-        hand = hand[keep]
-        obs = self.obs[slots][valid]
-        action = self.action[slots][valid]
-        net = self.net[slots][valid]
-        seat = self.seat[slots][valid].astype(np.int64)
+        pos = np.arange(hand.size) - np.repeat(np.cumsum(n) - n, n)
+        keep = self.keep[hand, pos]
+        hand, pos = hand[keep], pos[keep]
+        obs = self.obs[hand, pos]
+        action = self.action[hand, pos]
+        net = self.net[hand, pos]
+        seat = self.seat[hand, pos].astype(np.int64)
         scores = final_scores[hand, seat] * ~void[hand]
         self.length[slots] = 0
         return obs, action, net, transform_target(scores, target, score_scale, net)
@@ -126,6 +128,82 @@ def env_state_dict(env: VectorDouDizhu) -> dict[str, Any]:
 
 def load_env_state_dict(env: VectorDouDizhu, d: dict[str, Any]) -> None:
     env.load_state_dict({**d, "arrays": {k: v.numpy() for k, v in d["arrays"].items()}})
+
+
+class SampleRing:
+    """Finished samples waiting to be batched, oldest first: preallocated arrays used as a ring.
+
+    ==========  ===================  ==========================================
+    array       shape, dtype         one row per sample
+    ==========  ===================  ==========================================
+    ``obs``     (capacity, 1740) i8  the planes the decision was made on
+    ``action``  (capacity,) i32      the action id taken
+    ``net``     (capacity,) i8       the network of the decision
+    ``target``  (capacity,) f32      its Monte-Carlo target
+    ==========  ===================  ==========================================
+
+    :meth:`push` appends, :meth:`pop` takes a batch off the front (into the caller's arrays,
+    e.g. a shared-memory buffer, with ``out``); the capacity doubles when a push would
+    overflow. It replaces a list of per-step pieces concatenated at every batch (with 512
+    tables that re-copied every staged sample once per batch).
+    """
+
+    def __init__(self, capacity: int):
+        self.arrays = (np.zeros((capacity, OBS_CELLS), np.int8), np.zeros(capacity, np.int32),
+                       np.zeros(capacity, np.int8), np.zeros(capacity, np.float32))
+        self.head = 0  # row of the oldest sample
+        self.size = 0
+
+    @property
+    def capacity(self) -> int:
+        return self.arrays[1].shape[0]
+
+    def _spans(self, start: int, n: int) -> list[tuple[int, int, int]]:
+        """(ring row, row in the piece, length) of the <= 2 contiguous spans of ``n`` rows from ``start``."""
+        cap = self.capacity
+        first = min(n, cap - start)
+        spans = [(start, 0, first)]
+        if n > first:
+            spans.append((0, first, n - first))
+        return spans
+
+    def push(self, *parts: np.ndarray) -> None:
+        n = parts[0].shape[0]
+        if self.size + n > self.capacity:
+            order = self.peek()
+            cap = max(2 * self.capacity, self.size + n)
+            self.arrays = tuple(np.zeros((cap,) + a.shape[1:], a.dtype) for a in self.arrays)
+            for dst, src in zip(self.arrays, order):
+                dst[:self.size] = src
+            self.head = 0
+        for at, off, k in self._spans((self.head + self.size) % self.capacity, n):
+            for dst, src in zip(self.arrays, parts):
+                dst[at:at + k] = src[off:off + k]
+        self.size += n
+
+    def pop(self, size: int, out: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, ...] | None:
+        """The ``size`` oldest samples (new arrays, or written into ``out``), or None if fewer are staged."""
+        if self.size < size:
+            return None
+        if out is None:
+            out = tuple(np.empty((size,) + a.shape[1:], a.dtype) for a in self.arrays)
+        for at, off, k in self._spans(self.head, size):
+            for dst, src in zip(out, self.arrays):
+                dst[off:off + k] = src[at:at + k]
+        self.head = (self.head + size) % self.capacity
+        self.size -= size
+        return out
+
+    def peek(self) -> tuple[np.ndarray, ...]:
+        """Copies of every staged sample, oldest first (for checkpoints)."""
+        out = tuple(np.empty((self.size,) + a.shape[1:], a.dtype) for a in self.arrays)
+        for at, off, k in self._spans(self.head, self.size):
+            for dst, src in zip(out, self.arrays):
+                dst[off:off + k] = src[at:at + k]
+        return out
+
+    def clear(self) -> None:
+        self.head = self.size = 0
 
 
 class Stats:
@@ -168,7 +246,15 @@ class Stats:
 
 
 class Collector:
-    """An actor's tables: act with ``model`` (epsilon-greedy) and the fixed opponents, collect finished samples."""
+    """An actor's tables: act with ``model`` (epsilon-greedy), the fixed opponents and the pool of
+    past selves, collect finished samples.
+
+    Who holds the seats of each table's hand, ``owner[b, s]``: -1 the learner; ``k`` in
+    ``0 .. len(opponents) - 1`` fixed opponent ``k``; ``len(opponents) + j`` slot ``j`` of the pool.
+    The pool (config ``pool_every``) is this actor's own: every ``pool_every`` of its decisions it
+    copies the weights it acts with into a slot (the oldest one once ``pool_size`` are held), so no
+    weights travel; a hand whose slot is refilled plays on with the newer copy.
+    """
 
     def __init__(self, cfg: TrainConfig, seed: int, device: str = "cpu"):
         self.cfg = cfg
@@ -178,27 +264,38 @@ class Collector:
         self.pending = Pending(cfg.num_envs)
         self.stats = Stats()
         self.obs = self.env.observe()
-        self._stage: list[tuple[np.ndarray, ...]] = []
-        self._staged = 0
+        self.ring = SampleRing(max(4 * cfg.batch_size, 8 * cfg.num_envs))
         self.decisions = 0
         self.opponents = []
         if cfg.opponents and cfg.opponent_share > 0:
             from ..loader import load
 
             self.opponents = [as_batch_agent(load(spec)) for spec in cfg.opponents]
-        # owner[b, s]: -1 the learner holds seat s of table b's hand, k >= 0 opponent k does
+        self.pool: list[DMCModel] = []  # past selves, in slot order
+        self.pool_next = 0  # the slot the next copy fills
+        self.pool_due = cfg.pool_every  # decisions count of the next copy
         self.owner = np.full((cfg.num_envs, 3), -1, np.int64)
         self._new_hands(np.arange(cfg.num_envs))
 
+    @property
+    def _mixing(self) -> bool:
+        return self.cfg.opponent_share > 0 and bool(self.opponents or self.cfg.pool_every)
+
     def _new_hands(self, slots: np.ndarray) -> None:
         """Draw who holds the seats of the hands just dealt in ``slots``; opponents start their streams."""
-        if not self.opponents or slots.size == 0:
+        if not self._mixing or slots.size == 0:
             return
-        mixed = slots[self.rng.random(slots.size) < self.cfg.opponent_share]
         self.owner[slots] = -1
+        mixed = slots[self.rng.random(slots.size) < self.cfg.opponent_share]
         if mixed.size == 0:
             return
-        which = self.rng.integers(len(self.opponents), size=mixed.size)
+        nfix = len(self.opponents)
+        which = self.rng.integers(max(nfix, 1), size=mixed.size)
+        if self.pool:
+            past = self.rng.random(mixed.size) < (self.cfg.pool_share if nfix else 1.0)
+            which = np.where(past, nfix + self.rng.integers(len(self.pool), size=mixed.size), which)
+        elif not nfix:  # only a pool, still empty: self-play
+            return
         seating = SEATINGS[self.rng.integers(len(SEATINGS), size=mixed.size)]
         self.owner[mixed] = np.where(seating, which[:, None], -1)
         seeds = self.rng.integers(2**63, size=(mixed.size, 3), dtype=np.uint64)
@@ -208,9 +305,23 @@ class Collector:
             if held.any():
                 agent.begin_hands(streams[held], seeds[held])
 
+    def _keep_self(self, model: DMCModel) -> None:
+        """Copy the acting weights into the pool's next slot."""
+        state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+        if len(self.pool) < self.cfg.pool_size:
+            past = DMCModel(**self.cfg.model_kwargs())
+            past.eval()
+            self.pool.append(past)
+        self.pool[self.pool_next].load_state_dict(state)
+        self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
+
     def step(self, model) -> None:
         """One decision in every table."""
         env = self.env
+        cfg = self.cfg
+        if cfg.pool_every and self.decisions >= self.pool_due:
+            self._keep_self(model)
+            self.pool_due += cfg.pool_every
         _, ids, starts = env.legal_sets()
         seat = env.current_player.copy()
         nets = net_ids(env.phase, seat, env.landlord)
@@ -218,57 +329,55 @@ class Collector:
         who = self.owner[np.arange(env.num_envs), seat]
         learner = who < 0
         if learner.all():
-            with self.cfg.autocast():
+            with cfg.autocast(actor=True):
                 actions = model.choose(obs, nets, starts, ids)
         else:
             actions = np.zeros(env.num_envs, np.int64)
-            idx = np.flatnonzero(learner)
-            if idx.size:
-                st, lid = take_sets(starts, ids, idx)
-                with self.cfg.autocast():
-                    actions[idx] = model.choose(obs[idx], nets[idx], st, lid)
+            players = [(-1, model)] + [(len(self.opponents) + j, m) for j, m in enumerate(self.pool)]
+            for k, net_model in players:
+                idx = np.flatnonzero(who == k) if k >= 0 else np.flatnonzero(learner)
+                if idx.size:
+                    st, lid = take_sets(starts, ids, idx)
+                    with cfg.autocast(actor=True):
+                        actions[idx] = net_model.choose(obs[idx], nets[idx], st, lid)
             phase, roles = env.phase.astype(np.int64), env.roles()
             for k, agent in enumerate(self.opponents):
                 idx = np.flatnonzero(who == k)
                 if idx.size:
                     actions[idx] = agent.act_batch(Decisions.of_tables(idx, self.obs, ids, starts, phase, roles, seat))
-        if self.cfg.epsilon > 0 or self.cfg.bid_epsilon > 0:
-            eps = np.where(nets == BIDDING_NET, self.cfg.bid_epsilon, self.cfg.epsilon)
+        if cfg.epsilon > 0 or cfg.bid_epsilon > 0:
+            eps = np.where(nets == BIDDING_NET, cfg.bid_epsilon, cfg.epsilon)
             explore = (self.rng.random(env.num_envs) < eps) & learner
             if explore.any():
                 actions = np.where(explore, env.random_actions(self.rng), actions)
-        keep = None if learner.all() or self.cfg.learn_from_opponents else learner
+        keep = None if learner.all() or cfg.learn_from_opponents else learner
         self.pending.add(obs, actions, nets, seat, keep)
         out, _, done, info = env.step(actions)
         self.decisions += env.num_envs
         self.obs = out["observation"]
         ended = np.flatnonzero(done)
         if ended.size:
-            sample = self.pending.flush(ended, info["final_scores"], info["void"], self.cfg.target,
-                                        self.cfg.score_scale)
-            self._stage.append(sample)
-            self._staged += sample[0].shape[0]
+            self.ring.push(*self.pending.flush(ended, info["final_scores"], info["void"], cfg.target,
+                                               cfg.score_scale))
             self.stats.add(info["final_scores"], info["landlord"], info["void"], ended,
-                           self.owner < 0 if self.opponents else None)
+                           self.owner < 0 if self._mixing else None)
             self._new_hands(ended)
 
-    def pop_batch(self, size: int) -> tuple[np.ndarray, ...] | None:
-        """``size`` finished samples (obs int8, action int32, net int8, target float32), oldest first."""
-        if self._staged < size:
-            return None
-        parts = [np.concatenate(x) for x in zip(*self._stage)]
-        batch = tuple(p[:size] for p in parts)
-        rest = tuple(p[size:] for p in parts)
-        self._staged -= size
-        self._stage = [rest] if self._staged else []
-        return batch
+    def pop_batch(self, size: int, out: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, ...] | None:
+        """``size`` finished samples (obs int8, action int32, net int8, target float32), oldest first;
+        written into ``out`` (arrays of those shapes and dtypes) when given."""
+        return self.ring.pop(size, out)
 
     def state_dict(self) -> dict[str, Any]:
-        parts = [np.concatenate(x) for x in zip(*self._stage)] if self._stage else []
-        return {"env": env_state_dict(self.env), "pending": self.pending.state_dict(),
-                "rng": self.rng.bit_generator.state, "obs": torch.from_numpy(np.array(self.obs)),
-                "owner": torch.from_numpy(self.owner.copy()),
-                "stage": [torch.from_numpy(p) for p in parts], "decisions": int(self.decisions)}
+        parts = self.ring.peek() if self.ring.size else []
+        d = {"env": env_state_dict(self.env), "pending": self.pending.state_dict(),
+             "rng": self.rng.bit_generator.state, "obs": torch.from_numpy(np.array(self.obs)),
+             "owner": torch.from_numpy(self.owner.copy()),
+             "stage": [torch.from_numpy(p) for p in parts], "decisions": int(self.decisions)}
+        if self.cfg.pool_every:
+            d["pool"] = {"models": [{k: v.detach().clone() for k, v in m.state_dict().items()} for m in self.pool],
+                         "next": self.pool_next, "due": self.pool_due}
+        return d
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         load_env_state_dict(self.env, d["env"])
@@ -277,11 +386,21 @@ class Collector:
         self.obs = d["obs"].numpy().copy()
         if "owner" in d:
             self.owner[...] = d["owner"].numpy()
-        parts = [t.numpy().copy() for t in d["stage"]]
-        self._stage = [tuple(parts)] if parts else []
-        self._staged = parts[0].shape[0] if parts else 0
+        self.ring.clear()
+        parts = [t.numpy() for t in d["stage"]]
+        if parts and parts[0].shape[0]:
+            self.ring.push(*parts)
         self.decisions = int(d["decisions"])
+        pool = d.get("pool")
+        if pool is not None:
+            self.pool = []
+            for state in pool["models"]:
+                past = DMCModel(**self.cfg.model_kwargs())
+                past.load_state_dict(state)
+                past.eval()
+                self.pool.append(past)
+            self.pool_next, self.pool_due = int(pool["next"]), int(pool["due"])
 
 
-__all__ = ["Collector", "Pending", "Stats", "SEATINGS", "transform_target", "env_state_dict", "load_env_state_dict",
+__all__ = ["Collector", "Pending", "SampleRing", "Stats", "SEATINGS", "transform_target", "env_state_dict", "load_env_state_dict",
            "MAX_DECISIONS"]

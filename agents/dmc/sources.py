@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
+import pickle
+import time
 from pathlib import Path
 from typing import Any
 
@@ -76,17 +77,32 @@ class InlineSource:
 
 
 # ---------------------------------------------------------------------------------------------- shared memory
-def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version, buffers: dict[str, torch.Tensor],
-               free_q, full_q, stop, seed_offset: int = 0, learner_pid: int | None = None) -> None:
-    """An actor process: act on ``num_envs`` tables, send batches through the shared buffers.
+def _read_weights(shared_model: DMCModel, version, model: DMCModel) -> int | None:
+    """Copy the shared weights into ``model`` unless the learner is writing them: the version it read
+    (even), or None (odd: a write in progress, or it changed during the copy; the caller tries later).
 
-    The actor exits when its learner ``learner_pid`` is gone (killed, out of memory): it is then
-    reparented, and ``os.getppid()`` changes."""
+    A sequence lock: the learner makes ``version`` odd, writes, makes it even again. No lock is held
+    across processes, so an actor killed at any point cannot block the learner (with a shared lock,
+    an actor killed while copying hung the learner forever)."""
+    v = version.value
+    if v % 2:
+        return None
+    model.load_state_dict(shared_model.state_dict())
+    return v if version.value == v else None
+
+
+def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, version, buffers: dict[str, torch.Tensor],
+               slots: list[int], conn, seed_offset: int = 0, learner_pid: int | None = None) -> None:
+    """An actor process: act on ``num_envs`` tables, send batches through its shared buffers ``slots``.
+
+    ``conn``, its end of a pipe to the learner: the actor sends the index of a buffer it filled, the
+    learner sends back the index of a buffer it has read, or None to stop. The actor exits on None, when
+    the pipe closes, or when its learner ``learner_pid`` is gone (killed, out of memory: the actor is
+    then reparented and ``os.getppid()`` changes)."""
 
     def orphaned() -> bool:
         return learner_pid is not None and os.getppid() != learner_pid
 
-    full_q.cancel_join_thread()  # exit at once when stopped, even with batches the learner will not read
     cfg = config_from_dict(cfg_dict)
     torch.set_num_threads(cfg.torch_threads)
     device = torch.device(cfg.device)
@@ -94,48 +110,62 @@ def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, lock, version,
     model.eval()
     seen = -1
     collector = Collector(cfg, seed=actor_seed(cfg, rank, seed_offset))
+    free = list(slots)
     sent = 0
     try:
-        while not stop.is_set() and not orphaned():
+        while not orphaned():
             if sent % cfg.sync_every == 0 and version.value != seen:
-                with lock:
-                    seen = version.value
-                    model.load_state_dict(shared_model.state_dict())
+                got = _read_weights(shared_model, version, model)
+                seen = got if got is not None else seen
             collector.step(model)
-            while not stop.is_set():
-                batch = collector.pop_batch(cfg.batch_size)
-                if batch is None:
-                    break
-                while True:
-                    try:
-                        idx = free_q.get(timeout=0.5)
-                        break
-                    except queue.Empty:
-                        if stop.is_set() or orphaned():
+            while collector.ring.size >= cfg.batch_size:
+                while not free:  # wait for the learner to hand a buffer back
+                    if conn.poll(0.5):
+                        idx = conn.recv()
+                        if idx is None:
                             return
-                if idx is None:
-                    return
-                for key, arr in zip(BATCH_KEYS, batch):
-                    buffers[key][idx].copy_(torch.from_numpy(arr))
+                        free.append(idx)
+                    elif orphaned():
+                        return
+                while conn.poll():  # buffers handed back meanwhile, or the order to stop
+                    idx = conn.recv()
+                    if idx is None:
+                        return
+                    free.append(idx)
+                idx = free.pop()
+                collector.pop_batch(cfg.batch_size, out=tuple(buffers[k][idx].numpy() for k in BATCH_KEYS))
                 buffers["stats"][idx].copy_(torch.from_numpy(collector.stats.as_array()))
                 collector.stats.clear()
-                full_q.put(idx)
+                conn.send(idx)
                 sent += 1
-    except KeyboardInterrupt:
-        pass
+    except (KeyboardInterrupt, EOFError, BrokenPipeError, ConnectionResetError):
+        pass  # stopped, or the learner is gone
 
 
 class SharedMemorySource:
-    """``num_actors`` actor processes on this machine (``backend: local``)."""
+    """``num_actors`` actor processes on this machine (``backend: local``).
+
+    Each actor owns ``num_buffers // num_actors`` (at least 2) shared-memory batch buffers and a pipe
+    to the learner; the weights go through a shared model copy guarded by a sequence lock
+    (:func:`_read_weights`). Nothing is shared between actors, so one that dies (killed, out of
+    memory, a crash) harms no other: the learner notices at once (it waits on the actors' pipes
+    and process sentinels together), logs a warning and starts a replacement with fresh deals,
+    as the Ray source does. An actor that dies before sending its first batch
+    ``MAX_EARLY_DEATHS`` times in a row is an error (it would only die again), and so is no batch
+    from any actor for ``STALL_SECONDS``."""
+
+    MAX_EARLY_DEATHS = 3
+    STALL_SECONDS = 600.0
 
     def __init__(self, cfg: TrainConfig, model: DMCModel, frames: int):
-        self.cfg = cfg
-        ctx = mp.get_context("spawn")
+        self.cfg, self.frames0 = cfg, frames
+        self.ctx = mp.get_context("spawn")
         self.shared = _model(cfg)
         self.shared.load_state_dict({k: v.cpu() for k, v in model.state_dict().items()})
         self.shared.share_memory()
-        self.lock, self.version, self.stop = ctx.Lock(), ctx.Value("l", 0), ctx.Event()
-        n, b = cfg.num_buffers, cfg.batch_size
+        self.version = self.ctx.RawValue("q", 0)  # even: weights readable; odd: being written
+        per = max(2, cfg.num_buffers // cfg.num_actors)
+        n, b = per * cfg.num_actors, cfg.batch_size
         self.buffers = {
             "obs": torch.zeros((n, b, OBS_CELLS), dtype=torch.int8).share_memory_(),
             "action": torch.zeros((n, b), dtype=torch.int32).share_memory_(),
@@ -143,45 +173,94 @@ class SharedMemorySource:
             "target": torch.zeros((n, b), dtype=torch.float32).share_memory_(),
             "stats": torch.zeros((n, Stats.SIZE), dtype=torch.float64).share_memory_(),
         }
-        self.free_q, self.full_q = ctx.Queue(), ctx.Queue()
-        for i in range(n):
-            self.free_q.put(i)
-        self.procs = []
-        for rank in range(cfg.num_actors):
-            p = ctx.Process(target=actor_loop, args=(rank, cfg.to_dict(), self.shared, self.lock, self.version,
-                                                     self.buffers, self.free_q, self.full_q, self.stop, frames,
-                                                     os.getpid()), daemon=True)
-            p.start()
-            self.procs.append(p)
+        self.slots = {rank: list(range(rank * per, (rank + 1) * per)) for rank in range(cfg.num_actors)}
+        self.procs: dict[int, Any] = {}
+        self.conns: dict[int, Any] = {}
+        self.sent: dict[int, int] = {}
+        self.restarts = 0
+        self.early_deaths = 0
         self.shared_params = list(self.shared.state_dict().values())
         self.collector = None
+        for rank in range(cfg.num_actors):
+            self._start(rank)
+
+    def _start(self, rank: int) -> None:
+        mine, theirs = self.ctx.Pipe(duplex=True)
+        offset = self.frames0 + 1_000_003 * self.restarts  # a replacement gets fresh deals
+        p = self.ctx.Process(target=actor_loop, args=(rank, self.cfg.to_dict(), self.shared, self.version,
+                                                      self.buffers, self.slots[rank], theirs, offset, os.getpid()),
+                             daemon=True)
+        p.start()
+        theirs.close()
+        self.procs[rank], self.conns[rank], self.sent[rank] = p, mine, 0
+
+    def _replace(self, rank: int) -> None:
+        p = self.procs[rank]
+        p.join(timeout=5)
+        code = p.exitcode
+        self.conns[rank].close()
+        self.early_deaths = self.early_deaths + 1 if self.sent[rank] == 0 else 0
+        if self.early_deaths >= self.MAX_EARLY_DEATHS:
+            raise RuntimeError(f"actor process {rank} exited with code {code} before sending a batch, "
+                               f"{self.early_deaths} times in a row")
+        self.restarts += 1
+        log.warning("actor process %d died (exit code %s) after %d batches; starting a replacement with fresh deals",
+                    rank, code, self.sent[rank])
+        self._start(rank)
 
     def get(self) -> tuple[tuple, np.ndarray]:
+        from multiprocessing.connection import wait
+
+        last = time.monotonic()
         while True:
-            try:
-                idx = self.full_q.get(timeout=1.0)
-                break
-            except queue.Empty:
-                dead = [p for p in self.procs if not p.is_alive()]
-                if dead:
-                    raise RuntimeError(f"actor process exited with code {dead[0].exitcode}")
-        batch = tuple(self.buffers[k][idx].numpy().copy() for k in BATCH_KEYS)
-        stats = self.buffers["stats"][idx].numpy().copy()
-        self.free_q.put(idx)
-        return batch, stats
+            by_handle = {self.conns[r]: r for r in self.conns}
+            by_handle.update({self.procs[r].sentinel: r for r in self.procs})
+            ready = wait(list(by_handle), timeout=5.0)
+            for h in ready:  # pipes first: a batch sent just before dying is still good
+                if h in self.conns.values():
+                    rank = by_handle[h]
+                    try:
+                        idx = h.recv()
+                    except (EOFError, OSError, pickle.UnpicklingError):
+                        continue  # it died (mid-message): its sentinel says so
+                    batch = tuple(self.buffers[k][idx].numpy().copy() for k in BATCH_KEYS)
+                    stats = self.buffers["stats"][idx].numpy().copy()
+                    self.sent[rank] += 1
+                    try:
+                        h.send(idx)
+                    except (BrokenPipeError, OSError):
+                        pass
+                    return batch, stats
+            for h in ready:
+                if h not in self.conns.values():
+                    rank = by_handle[h]
+                    if not self.procs[rank].is_alive() and self.procs[rank].sentinel == h:
+                        self._replace(rank)
+            if ready:
+                last = time.monotonic()
+            elif time.monotonic() - last > self.STALL_SECONDS:
+                raise RuntimeError(f"no batch from any of the {len(self.procs)} actor processes for "
+                                   f"{self.STALL_SECONDS:.0f} s (alive: "
+                                   f"{[r for r, p in self.procs.items() if p.is_alive()]})")
 
     def publish(self, model: DMCModel) -> None:
-        with self.lock:
-            for dst, src in zip(self.shared_params, model.state_dict().values()):
-                dst.copy_(src)
-            self.version.value += 1
+        self.version.value += 1  # odd: readers wait
+        for dst, src in zip(self.shared_params, model.state_dict().values()):
+            dst.copy_(src)
+        self.version.value += 1
 
     def close(self) -> None:
-        self.stop.set()
-        for p in self.procs:
+        for c in self.conns.values():
+            try:
+                c.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for p in self.procs.values():
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
+        for c in self.conns.values():
+            c.close()
 
 
 # ---------------------------------------------------------------------------------------------- Ray
