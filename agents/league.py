@@ -44,7 +44,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -267,14 +267,13 @@ def _positive(name: str, x, minimum: int = 1) -> int:
 
 def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, workers: int = 1,
                 rules: Rules | str | None = None, bootstrap: int = 1000, progress: bool = False,
-                tables: int = DEFAULT_TABLES, on_pair: Callable[[str, str], None] | None = None) -> LeagueResult:
+                tables: int = DEFAULT_TABLES) -> LeagueResult:
     """Play every pair of ``specs`` (``RUN@N`` expanded: :func:`expand_specs`) in duplicate on deals
     ``0 .. deals - 1`` of ``seed`` and return the league's figures (module docstring).
 
     Every agent is loaded before the first hand, so an unknown name or a bad checkpoint fails at
     once (``ValueError`` / ``FileNotFoundError``). ``workers``, ``rules`` and ``tables`` are
-    :func:`agents.evaluate`'s; ``progress`` shows a tqdm bar over all the league's hands;
-    ``on_pair(a, b)`` is called as each pair starts."""
+    :func:`agents.evaluate`'s; ``progress`` shows a tqdm bar over all the league's hands."""
     deals, seed, workers = _positive("deals", deals), _positive("seed", seed, 0), _positive("workers", workers)
     tables, bootstrap = _positive("tables", tables), _positive("bootstrap", bootstrap)
     rules = Rules.of(rules)
@@ -294,8 +293,6 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
     per_deal = np.empty((len(pairs), deals))
     try:
         for p, (i, j) in enumerate(pairs):
-            if on_pair is not None:
-                on_pair(labels[i], labels[j])
             if bar is not None:
                 bar.set_description(f"league {p + 1}/{len(pairs)}")
             records = run_records(seat[i], seat[j], deals, seed, "duplicate", workers, rules,
