@@ -3,6 +3,7 @@
     ddz-evaluate --a rule --b random --deals 2000 --seed 0 [--workers 4] [--out results.json]
     ddz-evaluate --a rule --b random --deals 2000 --mode fixed-landlord
     ddz-evaluate --a runs/<run>/ --b rule
+    ddz-evaluate --league random rule pretrained runs/<run>@4000000 --deals 500 [--out league.json]
 
 (``python evaluate.py`` in a clone, or ``python -m agents.cli.evaluate``, are the same
 program.) An agent is ``random``, ``rule``, ``pretrained``, a run folder or the path of a
@@ -88,8 +89,8 @@ def format_table(res: dict) -> str:
 def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("--a", required=True, help="agent A: random, rule, pretrained, a run folder or a checkpoint path")
-    p.add_argument("--b", required=True, help="agent B: random, rule, pretrained, a run folder or a checkpoint path")
+    p.add_argument("--a", help="agent A: random, rule, pretrained, a run folder or a checkpoint path")
+    p.add_argument("--b", help="agent B: random, rule, pretrained, a run folder or a checkpoint path")
     p.add_argument("--deals", type=int, default=2000, help="number of seeded deals (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--mode", choices=MODES, default="duplicate", help="duplicate (default) or fixed-landlord")
@@ -100,7 +101,16 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-replays", metavar="DIR",
                    help="save every hand as a hand record (JSON) in DIR; open them with python -m agents.web --replays DIR")
+    p.add_argument("--league", nargs="+", metavar="AGENT",
+                   help="instead of --a/--b: every pair of these agents plays duplicate on the same deals; ratings "
+                        "and a score matrix (RUN@N: a run's kept checkpoints every N frames; agents/league.py)")
     a = p.parse_args(argv)
+    if a.league is not None:  # the league (agents/cli/league.py)
+        from agents.cli.league import run_league
+
+        return run_league(p, a, argv)
+    if a.a is None or a.b is None:
+        p.error("--a and --b are required (or --league A B C ...)")
     if a.deals < 1:
         p.error(f"--deals must be at least 1, got {a.deals}")
     if a.workers < 1:
