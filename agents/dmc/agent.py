@@ -48,9 +48,9 @@ class DMCAgent(BatchAgent):
             bad = [k for k, v in ck["model"].items() if torch.is_tensor(v) and v.is_floating_point()
                    and not bool(torch.isfinite(v).all())]
             model = DMCModel(list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)),
-                             bool(kw.get("hand_after", False)))
+                             bool(kw.get("hand_after", False)), str(kw.get("value_head", "q")))
             model.load_state_dict(ck["model"])
-        except (KeyError, TypeError, RuntimeError, AttributeError) as e:
+        except (KeyError, TypeError, RuntimeError, AttributeError, ValueError) as e:
             raise ValueError(f"DMC checkpoint with unusable weights: {type(e).__name__}: {e}") from None
         if bad:
             raise ValueError(f"DMC checkpoint with non-finite weights (NaN or inf) in {bad[0]}: the run diverged")

@@ -80,6 +80,9 @@ class TrainConfig:
     state_layers: list[int] = _key([512, 256], "state encoder widths (run once per decision)", "network")
     head_layers: list[int] = _key([256, 128], "Q head widths over (state, action), run per candidate")
     history_lstm: int = _key(0, "> 0: an LSTM of this width over the 15 history planes (DouZero: 128)")
+    value_head: str = _key("q", '"q": one output regressed on the target; "decomposed": P(won / lost / void) and '
+                           'the expected score if won and if lost, Q = P(won) V_won + P(lost) V_lost (needs target '
+                           '"scale")')
     action_features: str = _key("move", '"move": the move\'s cards and type; "hand_after": + the hand it leaves')
     precision: str = _key("fp32", 'the learner\'s matmuls: "fp32", or "bf16" (autocast; weights stay fp32; rows '
                           'padded to shape buckets so kernels are reused; fast only on CPUs with AVX512-BF16 / AMX)')
@@ -154,6 +157,11 @@ class TrainConfig:
             raise bad("state_layers", "a list of positive layer widths (may be empty)")
         if not self.head_layers or any(int(x) < 1 for x in self.head_layers):
             raise bad("head_layers", "a non-empty list of positive layer widths")
+        if self.value_head not in ("q", "decomposed"):
+            raise bad("value_head", "'q' or 'decomposed'")
+        if self.value_head == "decomposed" and self.target != "scale":
+            raise bad("value_head", "'decomposed' learns the outcome from the score's sign and the values from "
+                                    "score / score_scale: set target=scale")
         if self.action_features not in ("move", "hand_after"):
             raise bad("action_features", "'move' or 'hand_after'")
         for key in ("precision", "actor_precision"):
@@ -198,15 +206,18 @@ class TrainConfig:
         return torch.autocast(device_type="cuda" if self.device.startswith("cuda") else "cpu", dtype=torch.bfloat16)
 
     def model_kwargs(self) -> dict[str, Any]:
-        return {"state_layers": list(self.state_layers), "head_layers": list(self.head_layers),
-                "history_lstm": self.history_lstm, "hand_after": self.action_features == "hand_after"}
+        kw = {"state_layers": list(self.state_layers), "head_layers": list(self.head_layers),
+              "history_lstm": self.history_lstm, "hand_after": self.action_features == "hand_after"}
+        if self.value_head != "q":
+            kw["value_head"] = self.value_head
+        return kw
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 _HINTS = typing.get_type_hints(TrainConfig)
 _FLOAT_KEYS = tuple(k for k, t in _HINTS.items() if t is float)
 #: keys a resumed run cannot change: the saved weights, optimizer state or tables would not fit them
-RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "optimizer")
+RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer")
 
 
 def _coerce(key: str, value: Any, from_text: bool) -> Any:

@@ -19,6 +19,16 @@ A :class:`QNet` is
 * a Q head: an MLP over concat(state embedding, action features). Its first layer is
   split, ``W [s; a] = W_s s + W_a a``, so ``W_s s`` is computed once per decision and only
   ``W_a a`` (and the layers after it) per candidate.
+
+The head's output (config ``value_head``):
+
+==============  ========================================================================
+``q``           one number: Q(s, a), regressed on the Monte-Carlo target
+``decomposed``  five numbers (``HEAD_PARTS``): logits of the hand's outcome for the seat
+                (won, lost, void) and the expected score if won and if lost, as in
+                AlphaDou; Q = P(won) V_won + P(lost) V_lost (a void hand scores 0). The
+                outcome is a clean win/loss signal and the values keep the stakes.
+==============  ========================================================================
 """
 from __future__ import annotations
 
@@ -38,6 +48,15 @@ PLANE = 60
 BIDDING_NET = 3
 NUM_NETS = len(NET_NAMES)
 LSTM_GROUP = 3  # history plays per LSTM step
+#: the outputs of a ``decomposed`` head, in order
+HEAD_PARTS = ("logit_won", "logit_lost", "logit_void", "value_won", "value_lost")
+VALUE_HEADS = ("q", "decomposed")
+
+
+def combine(parts: torch.Tensor) -> torch.Tensor:
+    """Q of ``decomposed`` head outputs (..., 5): P(won) V_won + P(lost) V_lost."""
+    p = torch.softmax(parts[..., :3].float(), dim=-1)
+    return p[..., 0] * parts[..., 3].float() + p[..., 1] * parts[..., 4].float()
 
 
 def _action_table() -> np.ndarray:
@@ -91,8 +110,11 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 class QNet(nn.Module):
     def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
-                 hand_after: bool = False):
+                 hand_after: bool = False, value_head: str = "q"):
         super().__init__()
+        if value_head not in VALUE_HEADS:
+            raise ValueError(f"value_head {value_head!r}: one of {', '.join(VALUE_HEADS)}")
+        self.decomposed = value_head == "decomposed"
         self.history_lstm = int(history_lstm)
         self.hand_after = bool(hand_after)
         in_dim = OBS_CELLS
@@ -103,7 +125,8 @@ class QNet(nn.Module):
         h0 = head_layers[0]
         self.head_state = nn.Linear(state_layers[-1] if state_layers else in_dim, h0)
         self.head_action = nn.Linear(ACTION_DIM + (HAND_AFTER_DIM if self.hand_after else 0), h0, bias=False)
-        self.head = nn.Sequential(nn.ReLU(), _mlp(list(head_layers)), nn.Linear(head_layers[-1], 1))
+        self.head = nn.Sequential(nn.ReLU(), _mlp(list(head_layers)),
+                                  nn.Linear(head_layers[-1], len(HEAD_PARTS) if self.decomposed else 1))
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         """(N, 1740) planes (any dtype) -> (N, h0): the state's part of the head's first layer."""
@@ -115,21 +138,31 @@ class QNet(nn.Module):
             x = torch.cat([x, h[-1]], dim=1)
         return self.head_state(self.state(x))
 
-    def score(self, state_part: torch.Tensor, rows: torch.Tensor | None, action_feats: torch.Tensor) -> torch.Tensor:
-        """Q of candidates: ``state_part[rows]`` (rows None: one candidate per state) with ``action_feats``."""
+    def outputs(self, state_part: torch.Tensor, rows: torch.Tensor | None, action_feats: torch.Tensor) -> torch.Tensor:
+        """The head's raw outputs (M, 1) or (M, 5) of candidates: ``state_part[rows]`` (rows None: one
+        candidate per state) with ``action_feats``."""
         s = state_part if rows is None else state_part.index_select(0, rows)
-        return self.head(s + self.head_action(action_feats)).squeeze(1).float()
+        return self.head(s + self.head_action(action_feats))
+
+    def score(self, state_part: torch.Tensor, rows: torch.Tensor | None, action_feats: torch.Tensor) -> torch.Tensor:
+        """Q of candidates (M,) float32."""
+        out = self.outputs(state_part, rows, action_feats)
+        return combine(out) if self.decomposed else out.squeeze(1).float()
 
 class DMCModel(nn.Module):
     """The four Q-networks, and the action feature tables (buffers, not saved)."""
 
     def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
-                 hand_after: bool = False):
+                 hand_after: bool = False, value_head: str = "q"):
         super().__init__()
         self.kwargs = {"state_layers": list(state_layers), "head_layers": list(head_layers),
                        "history_lstm": int(history_lstm), "hand_after": bool(hand_after)}
+        if value_head != "q":  # (checkpoints of the one-output head keep their old kwargs)
+            self.kwargs["value_head"] = value_head
         self.hand_after = bool(hand_after)
-        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm, hand_after) for _ in NET_NAMES)
+        self.decomposed = value_head == "decomposed"
+        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm, hand_after, value_head)
+                                  for _ in NET_NAMES)
         self.register_buffer("action_table", torch.from_numpy(ACTION_FEATURES), persistent=False)
         self.register_buffer("action_counts", torch.from_numpy(ACTION_COUNTS.astype(np.int64)), persistent=False)
 
@@ -140,11 +173,13 @@ class DMCModel(nn.Module):
             return feats
         return torch.cat([feats, hand_after_features(hand, self.action_counts.index_select(0, actions))], dim=1)
 
-    def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-        """Q of (obs[i], actions[i]) pairs, all of network ``net`` (training)."""
+    def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor, raw: bool = False) -> torch.Tensor:
+        """Q of (obs[i], actions[i]) pairs, all of network ``net`` (training); ``raw``: the head's outputs
+        (N, 1) or (N, 5) instead."""
         hand = hand_counts(obs) if self.hand_after else None
         qnet = self.nets[net]
-        return qnet.score(qnet.encode_state(obs), None, self.action_feats(actions, hand))
+        args = (qnet.encode_state(obs), None, self.action_feats(actions, hand))
+        return qnet.outputs(*args) if raw else qnet.score(*args)
 
     @torch.inference_mode()
     def choose(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -186,4 +221,4 @@ class DMCModel(nn.Module):
         return actions
 
 
-__all__ = ["DMCModel", "QNet", "net_ids", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
+__all__ = ["DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]

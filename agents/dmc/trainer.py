@@ -71,6 +71,16 @@ def _rows(sel: np.ndarray, bucket: int) -> tuple[np.ndarray, np.ndarray | None]:
     return np.concatenate([sel, np.full(pad, sel[0], sel.dtype)]), w
 
 
+def decomposed_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-sample loss of a ``decomposed`` head (N, 5) on targets ``y`` = score / score_scale: the
+    outcome's cross-entropy (won: y > 0, lost: y < 0, void: y == 0) plus the squared error of the
+    value of the outcome that happened (V_won on won hands, V_lost on lost ones)."""
+    outcome = torch.where(y > 0, 0, torch.where(y < 0, 1, 2))
+    ce = torch.nn.functional.cross_entropy(out[:, :3], outcome, reduction="none")
+    v = torch.where(y > 0, out[:, 3], out[:, 4])
+    return ce + torch.where(outcome < 2, (v - y) ** 2, torch.zeros_like(y))
+
+
 def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.ndarray, ...], cfg: TrainConfig,
           device: torch.device) -> list[float]:
     """One update on a batch (obs int8 (N, 1740), action int32, net int8, target float32): losses per net."""
@@ -88,10 +98,12 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
             continue
         rows, weight = _rows(sel, bucket)
         sel_t = torch.from_numpy(rows).to(device)
+        w = None if weight is None else torch.from_numpy(weight).to(device)
         with cfg.autocast():
-            q = model.q_pairs(n, obs_t.index_select(0, sel_t), action_t.index_select(0, sel_t))
-        err = (q - target_t.index_select(0, sel_t)) ** 2
-        loss = torch.mean(err) if weight is None else (err * torch.from_numpy(weight).to(device)).sum() / sel.size
+            out = model.q_pairs(n, obs_t.index_select(0, sel_t), action_t.index_select(0, sel_t), raw=True).float()
+        y = target_t.index_select(0, sel_t)
+        err = decomposed_loss(out, y) if model.decomposed else (out.squeeze(1) - y) ** 2
+        loss = torch.mean(err) if w is None else (err * w).sum() / sel.size
         parts.append((n, loss))
         total = loss if total is None else total + loss
     if not bool(torch.isfinite(total.detach())):
