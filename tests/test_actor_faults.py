@@ -58,7 +58,8 @@ def test_killed_actors_are_replaced_and_the_run_completes(tmp_path):
     total = 160 * 256
     cmd = [sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), "--run-dir", str(run), "--no-progress",
            "--set", "num_actors=2", "--set", "num_envs=16", "--set", "batch_size=256",
-           "--set", f"total_frames={total}", "--set", "log_every_frames=2560", "--set", "checkpoint_every=1000000"]
+           "--set", f"total_frames={total}", "--set", "log_every_frames=2560", "--set", "checkpoint_every=1000000",
+           "--set", "eval_every=0"]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     killed = []
     try:

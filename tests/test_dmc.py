@@ -21,7 +21,7 @@ from ddz_env.game import Phase
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
-        "log_every_frames": 128}
+        "log_every_frames": 128, "eval_every": 0}
 
 
 def tiny(**kw) -> TrainConfig:

@@ -46,7 +46,7 @@ def test_two_nodes_train_survive_a_killed_actor_and_checkpoint(cluster, tmp_path
         return out
 
     monkeypatch.setattr(sources.RaySource, "get", get_and_kill_once)
-    cfg = load_config("smoke", {"backend": "ray", "num_actors": 2, "num_envs": 16, "batch_size": 256,
+    cfg = load_config("smoke", {"eval_every": 0, "backend": "ray", "num_actors": 2, "num_envs": 16, "batch_size": 256,
                                 "total_frames": 256 * 60, "checkpoint_every": 256 * 10, "log_every_frames": 256 * 10,
                                 "ray_address": cluster.address, "name": "ray-test"})
     run = tmp_path / "run"

@@ -46,7 +46,7 @@ def test_decomposed_needs_the_scale_target_and_refuses_unknown_heads():
 
 def test_a_decomposed_run_trains_and_its_checkpoint_plays(tmp_path):
     cfg = load_config(SMOKE, {"num_envs": 16, "batch_size": 128, "total_frames": 2048, "state_layers": [32],
-                              "head_layers": [32, 16], "log_every_frames": 512, "value_head": "decomposed",
+                              "head_layers": [32, 16], "log_every_frames": 512, "eval_every": 0, "value_head": "decomposed",
                               "target": "scale"})
     ckpt = train(cfg, tmp_path / "run", progress=False)
     agent = load(str(ckpt))

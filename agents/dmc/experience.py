@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from ddz_env.actions import BID_PASS, DOUBLE, REDOUBLE
+from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
 
 from ..base import Decisions, as_batch_agent, take_sets
@@ -207,10 +209,26 @@ class SampleRing:
 
 
 class Stats:
-    """Mean raw score per position (landlord, farmer down, farmer up) of the finished self-play hands,
-    and the learner's net score per hand (its seats summed) in the hands against fixed opponents."""
+    """What the hands finished while a batch was collected say, as one float array (:meth:`as_array`;
+    the actors send it beside each batch):
 
-    SIZE = 7
+    ===========  ==================================================================
+    index        value
+    ===========  ==================================================================
+    0, 1, 2      sum of the raw scores per position (landlord, farmer down, up) of
+                 the finished self-play hands that were not void
+    3            those hands
+    4            void self-play hands (all passed)
+    5, 6         the learner's net score (its seats summed) in the hands against
+                 fixed opponents or past selves, and those hands
+    7 .. 10      the learner's bids: pass, 1, 2, 3 (every bidding turn it played)
+    11, 12       its doubling turns, and the doubles among them
+    13, 14       its redoubling turns, and the redoubles among them
+    ===========  ==================================================================
+    """
+
+    SIZE = 15
+    BIDS, DOUBLES, REDOUBLES = 7, 11, 13
 
     def __init__(self):
         self.sums = np.zeros(3)
@@ -218,6 +236,7 @@ class Stats:
         self.voids = 0
         self.vs_sum = 0.0
         self.vs_hands = 0
+        self.choices = np.zeros(self.SIZE - self.BIDS)
 
     def add(self, final_scores: np.ndarray, landlord: np.ndarray, void: np.ndarray, ended: np.ndarray,
             learner_seats: np.ndarray | None = None) -> None:
@@ -236,13 +255,26 @@ class Stats:
                 self.sums[p] += final_scores[ok, (lord + p) % 3].sum()
             self.hands += ok.size
 
+    def add_choices(self, phase: np.ndarray, actions: np.ndarray) -> None:
+        """The learner's bid / double / redouble choices of one step (its decisions only)."""
+        c = self.choices
+        bid = actions[phase == int(Phase.BID)] - BID_PASS
+        c[:4] += np.bincount(bid, minlength=4)[:4]
+        dbl = actions[phase == int(Phase.DOUBLE)]
+        c[4] += dbl.size
+        c[5] += int((dbl == DOUBLE).sum())
+        rdb = actions[phase == int(Phase.REDOUBLE)]
+        c[6] += rdb.size
+        c[7] += int((rdb == REDOUBLE).sum())
+
     def as_array(self) -> np.ndarray:
-        return np.array([*self.sums, self.hands, self.voids, self.vs_sum, self.vs_hands], np.float64)
+        return np.array([*self.sums, self.hands, self.voids, self.vs_sum, self.vs_hands, *self.choices], np.float64)
 
     def clear(self) -> None:
         self.sums[:] = 0
         self.hands = self.voids = 0
         self.vs_sum, self.vs_hands = 0.0, 0
+        self.choices[:] = 0
 
 
 class Collector:
@@ -352,6 +384,9 @@ class Collector:
                 actions = np.where(explore, env.random_actions(self.rng), actions)
         keep = None if learner.all() or cfg.learn_from_opponents else learner
         self.pending.add(obs, actions, nets, seat, keep)
+        early = learner & (nets == BIDDING_NET)
+        if early.any():
+            self.stats.add_choices(env.phase[early], actions[early])
         out, _, done, info = env.step(actions)
         self.decisions += env.num_envs
         self.obs = out["observation"]

@@ -22,8 +22,12 @@ from .experience import Stats
 from .model import NUM_NETS
 
 log = logging.getLogger("dmc")
+#: the learner's choices before play, as shares of its turns (the clearest early signals of learning)
+CHOICE_FIELDS = ("bid_pass", "bid_1", "bid_2", "bid_3", "double_rate", "redouble_rate")
 CSV_FIELDS = (["time_s", "frames", "updates", "fps"] + [f"loss_{n}" for n in NET_NAMES]
-              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate", "score_vs_opponents"])
+              + [f"return_{p}" for p in POSITIONS] + ["hands", "void_rate", "score_vs_opponents", *CHOICE_FIELDS])
+#: log.csv columns that are not TensorBoard scalars
+_NOT_SCALARS = ("time_s", "frames")
 
 
 # ---------------------------------------------------------------------------------------------- logging
@@ -38,11 +42,16 @@ class RunLog:
     weights loading) nor, after ``--resume``, the frames of the earlier sessions count in it.
 
     ``resume_frames``: continue the CSV of a resumed run, dropping the rows written after its
-    checkpoint (a run killed between checkpoints logged frames it then trains again)."""
+    checkpoint (a run killed between checkpoints logged frames it then trains again).
+
+    Every numeric column of a row also goes to TensorBoard (``tensorboard/`` in the run folder,
+    tag ``train/<column>``, step = frames) when the ``tensorboard`` package is installed
+    (``tensorboard=False``: never); when it is not, one log line says so."""
 
     def __init__(self, path: Path, resume_frames: int | None = None, every_frames: int = 0,
-                 every_seconds: float = 10.0):
+                 every_seconds: float = 10.0, tensorboard: bool = True):
         self.path = path
+        self.tb = _summary_writer(path.parent / "tensorboard") if tensorboard else None
         self.every_frames = int(every_frames)
         self.every_seconds = float(every_seconds)
         kept = []
@@ -102,8 +111,19 @@ class RunLog:
         total = hands + self.stats[4]
         row["void_rate"] = round(self.stats[4] / total, 4) if total else ""
         row["score_vs_opponents"] = round(self.stats[5] / self.stats[6], 4) if self.stats[6] else ""
+        c = self.stats[Stats.BIDS:]
+        bids = c[:4].sum()
+        for k, name in enumerate(CHOICE_FIELDS[:4]):
+            row[name] = round(c[k] / bids, 4) if bids else ""
+        row["double_rate"] = round(c[5] / c[4], 4) if c[4] else ""
+        row["redouble_rate"] = round(c[7] / c[6], 4) if c[6] else ""
         self.writer.writerow(row)
         self.file.flush()
+        if self.tb is not None:
+            for key, value in row.items():
+                if key not in _NOT_SCALARS and value != "":
+                    self.tb.add_scalar(f"train/{key}", float(value), frames)
+            self.tb.flush()
         self.last_frames = frames
         self.next_frames = self._next(frames)
         self.reset_window(frames)
@@ -111,28 +131,19 @@ class RunLog:
 
     def close(self) -> None:
         self.file.close()
+        if self.tb is not None:
+            self.tb.close()
 
 
-class _ThroughBar(logging.StreamHandler):
-    """A copy of a console handler that writes through ``tqdm.write``: the bar is cleared, the
-    line written, the bar drawn again below it (a log line never lands on the bar's line)."""
-
-    def __init__(self, orig: logging.Handler, tqdm_cls):
-        super().__init__(orig.stream)
-        self.tqdm_cls = tqdm_cls
-        self.setLevel(orig.level)
-        self.setFormatter(orig.formatter)
-        for f in orig.filters:
-            self.addFilter(f)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.tqdm_cls.write(self.format(record), file=self.stream)
-            self.flush()
-        except RecursionError:  # pragma: no cover (logging's own policy)
-            raise
-        except Exception:  # noqa: BLE001 (a handler reports its errors, never raises them)
-            self.handleError(record)
+def _summary_writer(folder: Path):
+    """A TensorBoard writer into ``folder``, or None (with one log line) when TensorBoard is missing."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
+                 "log.csv has them all")
+        return None
+    return SummaryWriter(str(folder))
 
 
 def _is_console(h: logging.Handler) -> bool:
@@ -141,20 +152,15 @@ def _is_console(h: logging.Handler) -> bool:
 
 @contextlib.contextmanager
 def log_through_bar(tqdm_cls, loggers: list[logging.Logger]):
-    """While a progress bar is drawn: the console handlers of ``loggers`` (and logging's
-    last-resort handler) write through ``tqdm_cls.write``; other handlers (files) are untouched."""
-    saved = [(lg, lg.handlers) for lg in loggers]
-    last = logging.lastResort
-    try:
-        for lg in loggers:
-            lg.handlers = [_ThroughBar(h, tqdm_cls) if _is_console(h) else h for h in lg.handlers]
-        if last is not None:
-            logging.lastResort = _ThroughBar(last, tqdm_cls)
+    """While a progress bar is drawn, the console handlers of ``loggers`` write through ``tqdm_cls.write``
+    (tqdm's own ``logging_redirect_tqdm``); other handlers (files) are untouched. Only loggers that have a
+    console handler are redirected (a redirected logger without one would print its records twice, once
+    more through the root's); with none, the root logger gets the bar's handler."""
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    console = [lg for lg in loggers if any(_is_console(h) for h in lg.handlers)] or [logging.root]
+    with logging_redirect_tqdm(loggers=console, tqdm_class=tqdm_cls):
         yield
-    finally:
-        for lg, handlers in saved:
-            lg.handlers = handlers
-        logging.lastResort = last
 
 
 def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
@@ -170,8 +176,9 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     with open(csv_path) as f:
         rows = list(csv.DictReader(f))
     evals = read_rows(csv_path.parent / "eval.csv")
-    fig, axes = plt.subplots(1, 3 if evals else 2, figsize=(16.5 if evals else 11, 4))
-    ax1, ax2 = axes[0], axes[1]
+    panels = 3 + bool(evals)
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4))
+    ax1, ax2, ax4 = axes[0], axes[1], axes[-1]
 
     def series(key):
         pts = [(float(r["frames"]), float(r[key])) for r in rows if r.get(key) not in ("", None)]
@@ -186,7 +193,7 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     for name in NET_NAMES:
         ax2.plot(*series(f"loss_{name}"), label=name)
     ax2.set_xlabel("frames")
-    ax2.set_ylabel("MSE loss")
+    ax2.set_ylabel("loss")
     ax2.set_yscale("log")
     ax2.legend()
     if evals:  # score per hand against each evaluation opponent, with the 95% interval
@@ -201,6 +208,18 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
         ax3.set_xlabel("frames")
         ax3.set_ylabel("score per hand (evaluation, 95% CI)")
         ax3.legend(fontsize=8)
+    # the learner's choices before play: void hands fall as it learns to bid, the bid levels and
+    # doubling rates show whether the bidding network uses the stakes
+    for key, label in (("void_rate", "void hands"), ("bid_pass", "bid: pass"), ("bid_1", "bid 1"),
+                       ("bid_2", "bid 2"), ("bid_3", "bid 3"), ("double_rate", "double"),
+                       ("redouble_rate", "redouble")):
+        x, y = series(key) if rows and key in rows[0] else ([], [])
+        if x:
+            ax4.plot(x, y, label=label, ls="--" if key == "void_rate" else "-")
+    ax4.set_ylim(-0.02, 1.02)
+    ax4.set_xlabel("frames")
+    ax4.set_ylabel("share of the learner's turns (void: of hands)")
+    ax4.legend(fontsize=8)
     fig.suptitle(png_path.parent.name)
     fig.tight_layout()
     fig.savefig(png_path, dpi=100)
@@ -208,4 +227,4 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     return True
 
 
-__all__ = ["CSV_FIELDS", "RunLog", "log_through_bar", "plot_learning_curve"]
+__all__ = ["CSV_FIELDS", "CHOICE_FIELDS", "RunLog", "log_through_bar", "plot_learning_curve"]
