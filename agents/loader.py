@@ -169,7 +169,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     if not os.path.isfile(path):
         if _looks_like_name(path):
             raise ValueError(f"unknown agent {path!r}: the registered agents are {', '.join(registered())}; "
-                             f"anything else must be the path of an existing checkpoint file")
+                             f"anything else must be the path of an existing checkpoint file or run folder, "
+                             f"or douzero:DIR (DouZero's networks)")
         raise FileNotFoundError(f"checkpoint {path!r} not found (no such file; the registered agents are "
                                 f"{', '.join(registered())})")
     checkpoint = read_checkpoint(path)
