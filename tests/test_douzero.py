@@ -443,3 +443,33 @@ def test_web_seats_douzero_only_where_the_operator_configured_it(tmp_path):
         create_app(agents={"rule": f"douzero:{folder}"})
     with pytest.raises(ValueError, match="--agent dz=douzero:nowhere: .*no such folder"):
         create_app(agents={"dz": "douzero:nowhere"})
+
+
+def test_no_module_of_the_agent_imports_the_douzero_package():
+    """The ``douzero`` package is for tests and benchmarks only; the encoding needs numpy alone."""
+    from test_layers import ROOT, imports
+
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        bad = sorted(m for m in imports(path) if m == "douzero" or m.startswith("douzero."))
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+    enc = imports(ROOT / "agents" / "douzero" / "encoding.py")
+    assert not any(m == "torch" or m.startswith("torch.") for m in enc)
+    assert "ddz_env.observation.CH_HISTORY" in enc  # (the checker sees this file's imports)
+
+
+def test_bench_vs_douzero_head_to_head_figures(tmp_path):
+    """The benchmark's match: WP (per deal, both ways) agrees with evaluate's fixed-landlord WP, ADP with its
+    score per hand, each with an interval around it."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_vs_douzero import head_to_head, table
+
+    folder = own_folder(tmp_path)
+    h = head_to_head("random", f"douzero:{folder}", deals=12, seed=4, workers=1)
+    ref = evaluate("random", f"douzero:{folder}", deals=12, seed=4, mode="fixed-landlord")
+    assert h["WP"] == pytest.approx(ref["A"]["overall"]["WP"]) and h["ADP"] == pytest.approx(ref["A"]["mean_score"])
+    assert h["WP_ci95"][0] < h["WP"] < h["WP_ci95"][1] and h["ADP_ci95"][0] < h["ADP"] < h["ADP_ci95"][1]
+    text = table({"minutes": 1, "deals": 12, "seed": 4, "rows": [{"label": "x", "frames": 3200, "match": h}],
+                  "douzero": {"frames": 3200, "fps": 50.0, "actors": 2, "threads": 1, "objective": "wp"}})
+    assert f"{h['WP']:.3f} [{h['WP_ci95'][0]:.3f}, {h['WP_ci95'][1]:.3f}]" in text
