@@ -24,10 +24,11 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(BIN)/$(PIP_C) -e ".[dev,train,web]"
 	touch $@
 
-# Tianshou, TorchRL, SB3 for the integration tests
+# Tianshou, TorchRL, SB3 for the integration tests; DouZero (tests/test_douzero.py compares with its
+# engine, features and networks; a few MB over the torch already there)
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero]"
 	touch $@
 
 # RLlib and the Ray training backend (ray pins an older gymnasium): their own venv

@@ -1,4 +1,13 @@
-"""``load("random" | "rule" | path)``: an agent by name, or from a checkpoint file or run folder.
+"""``load("random" | "rule" | path | "douzero:DIR")``: an agent by name, from a checkpoint file or run
+folder, or from a scheme spec.
+
+Scheme specs name agents whose files are not ddz-env checkpoints:
+
+* ``douzero:DIR``: DouZero's three networks (``DIR`` holds ``landlord.ckpt``, ``landlord_up.ckpt``,
+  ``landlord_down.ckpt``, DouZero's released baselines or a DouZero run folder); see
+  :mod:`agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
+  decisions, ``rule`` unless the spec names another, ``douzero:DIR?bidder=SPEC`` (any agent spec:
+  ``random``, ``pretrained``, a checkpoint). Needs torch, not the ``douzero`` package.
 
 A checkpoint is a file ``torch.save`` wrote, holding a dict with at least
 ``"agent"``: the registered name of the agent kind that reads it. Other keys belong
@@ -57,6 +66,30 @@ def _resolve_lazy(name: str) -> None:
         register(name, obj)
 
 
+#: scheme specs ("scheme:REST") -> "module:attribute" of a factory ``factory(spec, **kwargs) -> Agent``,
+#: imported on first use
+_SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec"}
+
+
+def _scheme(spec: Any) -> str | None:
+    """The scheme of a scheme spec (``"douzero"`` of ``"douzero:DIR"``), else None."""
+    if not isinstance(spec, str):
+        return None
+    head, sep, _ = spec.partition(":")
+    return head if sep and head in _SCHEMES else None
+
+
+def _load_scheme(scheme: str, spec: str, kwargs: dict) -> Agent:
+    import importlib
+
+    module, _, attr = _SCHEMES[scheme].partition(":")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except ImportError as e:  # torch missing: say how to get it
+        raise ImportError(f"agent spec {spec!r} needs torch, part of {TORCH_HINT} ({e})") from None
+    return factory(spec, **kwargs)
+
+
 def registered() -> list[str]:
     """The registered agent names, sorted."""
     return sorted(_REGISTRY)
@@ -110,8 +143,10 @@ RUN_CHECKPOINT = "checkpoint.pt"
 
 
 def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
-    """An agent from a registered name (``kwargs`` go to its constructor), a checkpoint path, or
-    a run folder (the folder holding ``checkpoint.pt``, as ``train.py --resume`` takes it).
+    """An agent from a registered name (``kwargs`` go to its constructor), a checkpoint path,
+    a run folder (the folder holding ``checkpoint.pt``, as ``train.py --resume`` takes it), or a
+    scheme spec: ``douzero:DIR`` / ``douzero:DIR?bidder=SPEC`` (DouZero's networks, a bidder agent
+    for the bid and double decisions DouZero never learned; default ``rule``).
 
     Raises ``ValueError`` for a bare word that is no registered name (``"rul"``),
     ``FileNotFoundError`` for a path with no file there, and ``ValueError`` for a file that
@@ -119,6 +154,9 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     """
     if isinstance(spec, str) and spec in _REGISTRY:
         return _REGISTRY[spec]({"agent": spec, "config": kwargs})
+    scheme = _scheme(spec)
+    if scheme is not None:
+        return _load_scheme(scheme, spec, kwargs)
     if not isinstance(spec, (str, os.PathLike)):
         raise TypeError(f"an agent spec is a name or a checkpoint path, got {type(spec).__name__}: {spec!r}")
     path = os.fspath(spec)
@@ -131,7 +169,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     if not os.path.isfile(path):
         if _looks_like_name(path):
             raise ValueError(f"unknown agent {path!r}: the registered agents are {', '.join(registered())}; "
-                             f"anything else must be the path of an existing checkpoint file")
+                             f"anything else must be the path of an existing checkpoint file or run folder, "
+                             f"or douzero:DIR (DouZero's networks)")
         raise FileNotFoundError(f"checkpoint {path!r} not found (no such file; the registered agents are "
                                 f"{', '.join(registered())})")
     checkpoint = read_checkpoint(path)

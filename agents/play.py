@@ -131,7 +131,8 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--vs", default="rule",
                     help="the other seats' agents: one spec for both or two comma-separated (next seat first); "
-                         "names (random, rule, pretrained) or checkpoint paths (default: rule)")
+                         "names (random, rule, pretrained), checkpoint paths or douzero:DIR[?bidder=SPEC] (DouZero's "
+                         "networks; the bidder, default rule, bids and doubles) (default: rule)")
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat (default 0)")
     ap.add_argument("--seed", type=int, default=0, help="deal seed (deals are evaluate.py's deals of this seed)")
     ap.add_argument("--deals", type=int, default=1, help="hands to play (default 1)")

@@ -6,8 +6,15 @@
     ddz-evaluate --league random rule pretrained runs/<run>@4000000 --deals 500 [--out league.json]
 
 (``python evaluate.py`` in a clone, or ``python -m agents.cli.evaluate``, are the same
-program.) An agent is ``random``, ``rule``, ``pretrained``, a run folder or the path of a
-checkpoint. Duplicate mode (default) plays every deal under the six seatings AAB ABA BAA
+program.) An agent is ``random``, ``rule``, ``pretrained``, a run folder, the path of a
+checkpoint, or ``douzero:DIR``: DouZero's networks (DIR holds its landlord.ckpt,
+landlord_up.ckpt, landlord_down.ckpt). DouZero has no bidding or doubling: with them on, a
+bidder agent makes those decisions, ``rule`` by default, another with
+``douzero:DIR?bidder=SPEC`` (e.g. ``douzero:baselines/douzero_ADP?bidder=random``).
+
+    ddz-evaluate --a pretrained --b douzero:baselines/douzero_ADP --mode fixed-landlord
+
+Duplicate mode (default) plays every deal under the six seatings AAB ABA BAA
 BBA BAB ABB, with bidding and doubling; fixed-landlord mode (bidding and doubling off) plays A as landlord against B,
 then the sides swapped, as DouZero and RLCard do. Prints a summary table; ``--out``
 writes every figure as JSON. The same seed and agents give the same numbers with any
@@ -89,8 +96,10 @@ def format_table(res: dict) -> str:
 def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("--a", help="agent A: random, rule, pretrained, a run folder or a checkpoint path")
-    p.add_argument("--b", help="agent B: random, rule, pretrained, a run folder or a checkpoint path")
+    spec = ("random, rule, pretrained, a run folder, a checkpoint path, or douzero:DIR[?bidder=SPEC] (DouZero's "
+            "networks; the bidder, default rule, bids and doubles for them)")
+    p.add_argument("--a", help=f"agent A: {spec}")
+    p.add_argument("--b", help=f"agent B: {spec}")
     p.add_argument("--deals", type=int, default=2000, help="number of seeded deals (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--mode", choices=MODES, default="duplicate", help="duplicate (default) or fixed-landlord")

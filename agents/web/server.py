@@ -1,6 +1,6 @@
 """The local web page: play a hand against agents, watch agents play, step through hand records.
 
-    python -m agents.web [--port 8000] [--host 127.0.0.1] [--replays DIR]
+    python -m agents.web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--agent NAME=SPEC ...]
 
 A FastAPI app serving one static page (``static/``: plain HTML, JS and CSS, no build step) and a
 small JSON API. The server holds the games; the browser gets only :func:`~agents.match.seat_view`
@@ -18,6 +18,11 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``GET  /api/replays``, ``/api/replays/{name}``   the records of ``--replays DIR``
 ======================================  ==========================================================
 
+The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
+the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
+checkpoint, a run folder, ``douzero:DIR``, e.g. ``--agent douzero=douzero:baselines/douzero_ADP``).
+A request never names a file or a folder.
+
 Errors are ``{"error": "..."}`` with status 400 (bad request, illegal move, unknown agent,
 malformed record), 404 (unknown game or file) or 409; a refused move leaves the game as it was.
 """
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -77,13 +83,34 @@ def _rules(spec: str) -> Rules:
         raise _error(400, str(e)) from None
 
 
-def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
-    """The app; ``replay_dir`` is a folder of hand records to list and open (optional)."""
+def _check_agents(agents: dict[str, str] | None) -> dict[str, str]:
+    """The operator's ``{name: spec}``: names are plain words, not a registered name; ``ValueError`` otherwise."""
+    out = {}
+    for name, spec in (agents or {}).items():
+        if not isinstance(name, str) or not name or any(c in name for c in "/\\:=?. ") or not isinstance(spec, str) \
+                or not spec:
+            raise ValueError(f"--agent NAME=SPEC: NAME is a plain word (no / \\ : = ? . or space) and SPEC an agent "
+                             f"spec, got {name!r}={spec!r}")
+        if name in registered():
+            raise ValueError(f"--agent {name}={spec}: {name!r} is already a registered agent; choose another name")
+        out[name] = spec
+    return out
+
+
+def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None) -> FastAPI:
+    """The app; ``replay_dir`` is a folder of hand records to list and open (optional); ``agents``: more
+    names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent NAME=SPEC``)."""
+    extra = _check_agents(agents)
     app = FastAPI(title="ddz-env", docs_url=None, redoc_url=None)
     games: OrderedDict[str, Match] = OrderedDict()
     lock = threading.Lock()
     ids = itertools.count(1)
     cache: dict[str, Any] = {}
+    for name, spec in extra.items():  # the operator's agents load now: a bad folder fails at start-up
+        try:
+            cache[name] = load(spec)
+        except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
+            raise ValueError(f"--agent {name}={spec}: {e}") from None
     replays = Path(replay_dir) if replay_dir is not None else None
 
     @app.exception_handler(HTTPException)
@@ -100,19 +127,19 @@ def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
     def agent(spec: str):
         if not isinstance(spec, str) or not spec:
             raise _error(400, f"an agent is a name, got {spec!r}")
-        if "/" in spec or "\\" in spec or spec.endswith(".pt"):
-            raise _error(400, f"unknown agent {spec!r}: the page seats registered agents only ({', '.join(names())})")
+        if spec not in names():  # names only: never a path or a folder from a request
+            raise _error(400, f"unknown agent {spec!r}: the page seats these agents only ({', '.join(names())})")
         if spec == "random":  # per-stream state: a fresh one per game
             return load(spec)
         if spec not in cache:
             try:
-                cache[spec] = load(spec)
+                cache[spec] = load(extra.get(spec, spec))
             except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
                 raise _error(400, str(e)) from None
         return cache[spec]
 
     def names() -> list[str]:
-        return registered()
+        return registered() + sorted(extra)
 
     def game(gid: str) -> Match:
         m = games.get(gid)
@@ -246,16 +273,38 @@ def parse_args(argv=None):
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--replays", default=None, help="a folder of hand records to open (evaluate.py --save-replays)")
+    ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
+                    help="let the page seat agent SPEC (a checkpoint, a run folder, douzero:DIR[?bidder=SPEC]: "
+                         "DouZero's networks, a bidder agent bidding and doubling for them, default rule) under "
+                         "the name NAME; repeatable")
     return ap.parse_args(argv)
+
+
+def agent_options(items: list[str]) -> dict[str, str]:
+    """``["dz=douzero:DIR", ...]`` -> ``{"dz": "douzero:DIR"}``; ``ValueError`` naming a bad item."""
+    out = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ValueError(f"--agent takes NAME=SPEC, got {item!r}")
+        if name in out:
+            raise ValueError(f"--agent {name} is given twice")
+        out[name] = spec
+    return out
 
 
 def main(argv=None) -> int:
     import uvicorn
 
     args = parse_args(argv)
+    try:
+        app = create_app(args.replays, agent_options(args.agent))
+    except ValueError as e:
+        print(f"ddz-web: error: {e}", file=sys.stderr)
+        return 2
     print(f"ddz-env web: http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(create_app(args.replays), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
 
-__all__ = ["create_app", "main"]
+__all__ = ["create_app", "agent_options", "main"]
