@@ -168,7 +168,11 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
         path = inner
     if not os.path.isfile(path):
         if _looks_like_name(path):
-            raise ValueError(f"unknown agent {path!r}: the registered agents are {', '.join(registered())}; "
+            import difflib
+
+            close = difflib.get_close_matches(path, registered(), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"unknown agent {path!r}{hint}: the registered agents are {', '.join(registered())}; "
                              f"anything else must be the path of an existing checkpoint file or run folder, "
                              f"or douzero:DIR (DouZero's networks)")
         raise FileNotFoundError(f"checkpoint {path!r} not found (no such file; the registered agents are "

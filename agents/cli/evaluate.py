@@ -94,8 +94,9 @@ def format_table(res: dict) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    first, _, rest = __doc__.partition("\n")  # the title once, the rest of the doc page after the options
+    p = argparse.ArgumentParser(prog=prog, description=first,
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=rest.strip("\n"))
     spec = ("random, rule, pretrained, a run folder, a checkpoint path, or douzero:DIR[?bidder=SPEC] (DouZero's "
             "networks; the bidder, default rule, bids and doubles for them)")
     p.add_argument("--a", help=f"agent A: {spec}")

@@ -220,6 +220,18 @@ _FLOAT_KEYS = tuple(k for k, t in _HINTS.items() if t is float)
 RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer")
 
 
+def did_you_mean(word: str, choices, what: str = "") -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a mistyped ``word``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _unknown_key(key: str) -> ValueError:
+    return ValueError(f"unknown config key {key!r}{did_you_mean(key, _FIELDS)}; known keys: {', '.join(_FIELDS)}")
+
+
 def _coerce(key: str, value: Any, from_text: bool) -> Any:
     """``value`` as the type of field ``key`` (strings from ``--set`` are parsed as YAML scalars)."""
     tp = _HINTS[key]
@@ -300,7 +312,7 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
             legacy[key] = _coerce_bool(key, value)
             continue
         if key not in _FIELDS:
-            raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
+            raise _unknown_key(key)
         values[key] = _coerce(key, value, from_text=False)
     if legacy:
         values["rules"] = _with_fields(values["rules"], legacy)
@@ -318,7 +330,7 @@ def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[st
             raise ValueError(f"config key {key!r} is now part of 'rules': --set rules={key}={str(value).lower()} "
                              f"(or rules=douzero)")
         if key not in _FIELDS:
-            raise ValueError(f"unknown config key {key!r}; known keys: {', '.join(_FIELDS)}")
+            raise _unknown_key(key)
         values[key] = _coerce(key, value, from_text)
     return TrainConfig(**values).validate()
 
@@ -349,7 +361,8 @@ def config_path(spec: str | Path) -> Path:
         if text in names:
             return CONFIG_DIR / f"{text}.yaml"
         if not Path(text).exists():
-            raise ValueError(f"unknown config {text!r}: {shipped} (or give the path of a YAML file)")
+            raise ValueError(f"unknown config {text!r}{did_you_mean(text, names)}: {shipped} (or give the path of "
+                             f"a YAML file)")
     p = Path(spec)
     if p.is_dir():
         raise ValueError(f"config {text!r} is a directory, not a YAML file")
@@ -424,5 +437,5 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
     Path(path).write_text(_yaml().safe_dump(cfg.to_dict(), sort_keys=False))
 
 
-__all__ = ["TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",
+__all__ = ["did_you_mean", "TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",
            "config_help", "config_from_dict", "load_config", "resume_config", "save_config"]

@@ -156,9 +156,10 @@ class TrainingEvaluator:
         with open(self.path, "a", newline="") as f:
             csv.DictWriter(f, fieldnames=EVAL_FIELDS).writerows(rows)
         for r in rows:
-            log.info("eval at %d frames vs %s (%s): %+.3f [%s, %s] per hand; WP landlord %s, farmers %s",
-                     r["frames"], r["opponent"], r["mode"], r["score"], r["ci_lo"], r["ci_hi"],
-                     r.get("wp_landlord", ""), r.get("wp_farmer", ""))
+            wp = [f"{side} {r[key]}" for side, key in (("landlord", "wp_landlord"), ("farmers", "wp_farmer"))
+                  if r.get(key, "") != ""]
+            log.info("eval at %d frames vs %s (%s): %+.3f [%s, %s] per hand%s", r["frames"], r["opponent"], r["mode"],
+                     r["score"], r["ci_lo"], r["ci_hi"], f"; WP {', '.join(wp)}" if wp else "")
             if self.tb is not None:
                 tag = f"eval/{r['opponent']}/{r['mode']}"
                 for key in ("score", "wp_landlord", "wp_farmer", "bid_pass", "double_rate", "redouble_rate"):

@@ -69,7 +69,7 @@ def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = ()
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m agents.dmc.export", description=__doc__.splitlines()[0])
     p.add_argument("src", help="a run folder or a training checkpoint")
     p.add_argument("dst", help="the playing checkpoint to write (its provenance goes to the same name .json)")
     p.add_argument("--eval", action="append", default=[], help="an evaluate.py --out JSON to record (repeatable)")

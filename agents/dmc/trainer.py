@@ -193,8 +193,8 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             if frames >= next_eval:
                 evaluator.submit(model, frames, elapsed())
                 next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every
-        if bar is not None:
-            bar.update(cfg.batch_size)
+        if bar is not None:  # (the last batch may pass total_frames: the bar stops at its total)
+            bar.update(max(0, min(cfg.batch_size, cfg.total_frames - bar.n)))
         if runlog.due(frames):
             row = runlog.write(elapsed(), frames, updates)
             log.info("frames %d  fps %s  loss %s  return L/D/U %s/%s/%s%s", frames,
