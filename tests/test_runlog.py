@@ -60,3 +60,20 @@ def test_without_tensorboard_one_line_says_so_and_training_goes_on(tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stderr.count("tensorboard is not installed") == 1, p.stderr[-2000:]
     assert not (tmp_path / "run" / "tensorboard").exists() and (tmp_path / "run" / "log.csv").exists()
+
+
+def test_compare_overlays_runs_into_one_png_and_refuses_a_folder_without_a_log(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from agents.cli.compare import main
+
+    for k, lr in enumerate((1e-3, 3e-3)):
+        train(load_config(SMOKE, {**TINY, "lr": lr, "eval_every": 1024, "eval_deals": 2,
+                                  "eval_opponents": ["random"]}), tmp_path / f"run{k}", progress=False)
+    out = tmp_path / "cmp.png"
+    assert main([str(tmp_path / "run0"), str(tmp_path / "run1"), "--labels", "a", "b", "--out", str(out)]) == 0
+    assert out.stat().st_size > 20_000 and "wrote" in capsys.readouterr().out
+    (tmp_path / "empty").mkdir()
+    assert main([str(tmp_path / "run0"), str(tmp_path / "empty"), "--out", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert "has no log.csv rows" in err and err.count("\n") == 1 and not (tmp_path / "x.png").exists()
+    assert main([str(tmp_path / "run0")]) == 2
