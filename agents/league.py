@@ -11,7 +11,7 @@ over the deal's six seatings (``stats.per_deal_means``); ``x_ji = -x_ij``.
 
 Score matrix. ``M[i, j] = mean_k x_ij[k]``, ``i``'s score per hand against ``j`` (antisymmetric;
 the diagonal is 0: duplicate self-play scores exactly 0). Its 95% interval is ``evaluate``'s:
-the normal approximation over deals, ``mean +- 1.96 sd / sqrt(deals)``.
+Student's t over deals, ``mean +- t(deals - 1) sd / sqrt(deals)``.
 
 Rating model: least squares on the duplicate score margins (Massey's ratings; the linear
 Thurstone-Mosteller / Bradley-Terry-style model for a margin rather than a win): find ``r``
@@ -52,7 +52,7 @@ from ddz_env.rules import Rules
 
 from .arena import DEFAULT_TABLES
 from .evaluation import DUPLICATE_SEATINGS, _resolve, run_records
-from .stats import Z95, summarize
+from .stats import summarize, t95
 
 AgentSpec = Any  # a registered name, a checkpoint path, a run folder, RUN@N, or an agent object
 KEPT_CHECKPOINT = re.compile(r"checkpoint_(\d+)\.pt")  # agents/dmc/trainer.py: checkpoint_<frames:012d>.pt
@@ -245,7 +245,7 @@ def league_from_per_deal(labels: Sequence[str], per_deal: np.ndarray, seed: int 
         raise ValueError(f"bootstrap must be a positive integer, got {bootstrap!r}")
     k = per_deal.shape[1]
     means = per_deal.mean(axis=1)
-    half = Z95 * per_deal.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.full(len(pairs), np.nan)
+    half = t95(k) * per_deal.std(axis=1, ddof=1) / np.sqrt(k) if k > 1 else np.full(len(pairs), np.nan)
     matrix = matrix_of(means, n)
     lo, hi = matrix_of(means - half, n), matrix_of(means + half, n)
     lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)  # (below the diagonal the interval is negated)

@@ -76,3 +76,14 @@ def test_an_evaluation_log_line_leaves_out_a_missing_value(caplog):
             TrainingEvaluator._write(Fake, [row])
     line = caplog.messages[-1]
     assert line.endswith("per hand; WP farmers 0.25") and "landlord ," not in line, line
+
+
+def test_small_evaluations_get_student_t_intervals():
+    import numpy as np
+
+    from agents.stats import mean_ci
+
+    ci = mean_ci(np.array([0.0, 2.0]))  # mean 1, se 1, t(1) = 12.706
+    assert ci["ci95"][0] == pytest.approx(1 - 12.7062, abs=1e-3) and ci["ci95"][1] == pytest.approx(1 + 12.7062, abs=1e-3)
+    big = mean_ci(np.arange(5000.0) % 2)  # t(4999) ~ 1.9604: the normal interval
+    assert (big["ci95"][1] - big["mean"]) / big["se"] == pytest.approx(1.9604, abs=1e-3)

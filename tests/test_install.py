@@ -115,7 +115,7 @@ def test_pyproject_core_and_extras():
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {d.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip() for d in project["dependencies"]}
-    assert names == {"numpy", "gymnasium", "pettingzoo"}
+    assert names == {"numpy", "scipy", "gymnasium", "pettingzoo"}
     extras = project["optional-dependencies"]
     assert {"train", "tensorboard", "marl", "rllib", "bench", "dev"} <= set(extras)
     train = " ".join(extras["train"])

@@ -22,7 +22,7 @@ writes every figure as JSON. The same seed and agents give the same numbers with
 
 Score per hand of an agent: the sum of the rulebook scores of the seats it holds in a
 hand, averaged over all hands; B's is minus A's. Its 95% interval treats each deal's
-mean over its seatings as one sample (normal approximation over deals).
+mean over its seatings as one sample (Student's t over deals).
 """
 from __future__ import annotations
 
