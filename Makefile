@@ -41,16 +41,25 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	touch $@
 
 # the main job on a small default: a short DMC training run (the shipped config "smoke",
-# agents/dmc/configs/smoke.yaml, about a minute on CPU), then its checkpoint (the run folder)
-# against the random and the rule agent in duplicate deals
+# agents/dmc/configs/smoke.yaml, about a minute on CPU, with a small evaluation at 200k and 400k
+# frames for the learning curve), then its checkpoint (the run folder) against the random and the
+# rule agent in duplicate deals, the shipped pretrained agent against the rule agent for scale,
+# and what to try next
 demo: setup
 	$(BIN)/python train.py --config smoke --run-dir runs/demo --no-progress
-	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0
-	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0
+	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0 --no-progress
+	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0 --no-progress
+	@echo "--- for scale: the shipped agent (agents/pretrained/dmc.pt, 46M frames) against the rule agent"
+	$(BIN)/python evaluate.py --a pretrained --b rule --deals 100 --seed 0 --no-progress
+	@echo "--- next: runs/demo/learning_curve.png shows the run's curves; then"
+	@echo "  make play                                            # play a hand against rule and pretrained"
+	@echo "  $(BIN)/python train.py --config default              # a useful run: about an hour on 2 cores"
+	@echo "  $(BIN)/python -m agents.cli.compare runs/demo runs/default-*/ --out compare.png   # compare runs"
+	@echo "  $(BIN)/python evaluate.py --league random rule pretrained runs/demo --deals 200  # rate agents"
 
-# deal and print three seeded hands of random play
+# play a hand in the terminal against the rule agent and the shipped pretrained agent
 play: setup
-	$(BIN)/python demo.py --hands 3 --seed 0
+	$(BIN)/python -m agents.play --vs rule,pretrained
 
 # the whole suite, the integration tests with the real libraries included (RLlib and the Ray
 # training backend in the Ray venv)
