@@ -1,0 +1,87 @@
+"""Output files written whole or not at all, and output folders checked before the work that fills them.
+
+:func:`replacing` gives a temporary path beside the target; when the block ends cleanly the
+temporary file replaces the target (``os.replace``: atomic on POSIX and Windows), on any error
+(a full disk, a read-only folder, Ctrl-C) it is removed and the target is left as it was: a
+reader sees the old file or the new one, never a half-written one. :func:`folder_problem`
+says, before anything is written, why files could not be created in a folder.
+Only the standard library: the rules core depends on nothing else.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[str]:
+    """A fresh temporary path in ``path``'s folder; it becomes ``path`` when the block ends without error.
+
+    The temporary name is unique (``tempfile.mkstemp``), so two writers of one target never write
+    into the same temporary file; it starts with a dot, so folder listings of ``*.json`` skip it.
+    """
+    target = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` through a temporary file (:func:`replacing`)."""
+    with replacing(path) as tmp:
+        with open(tmp, "w", encoding=encoding, newline="") as f:
+            f.write(text)
+
+
+def folder_problem(folder: str | os.PathLike) -> str | None:
+    """Why files cannot be written in ``folder`` (created first if missing), or ``None``; changes nothing.
+
+    A folder that does not exist yet is judged by the nearest folder above it that does (where it
+    would be created). Writability is tried for real, with a temporary file created and removed
+    at once: permission bits say nothing for root, nor for a read-only mount.
+    """
+    path = os.path.abspath(os.fspath(folder))
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "it is a file, not a folder"
+    probe = path
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        return f"{probe} is a file, so no folder can be made under it"
+    try:
+        fd, tmp = tempfile.mkstemp(dir=probe, prefix=".ddz-write-check-")
+    except OSError as e:
+        where = "it" if probe == path else f"{probe}, where it would be created,"
+        return f"{where} is not writable ({e.strerror or e})"
+    os.close(fd)
+    os.unlink(tmp)
+    return None
+
+
+def write_failure(e: BaseException) -> str:
+    """A short reason for a failed write: the OS's words (``No space left on device``), not a traceback.
+
+    ``torch.save`` reports a full disk as a ``RuntimeError`` from its C++ writer
+    (``[enforce fail at inline_container.cc:...] . unexpected pos ...``): it is named as such.
+    """
+    if isinstance(e, OSError):  # (its file name is the temporary one: the caller names the target)
+        return e.strerror or str(e) or type(e).__name__
+    text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if "unexpected pos" in text or "inline_container" in text:
+        return "the file could not be written in full (is the disk full?)"
+    return f"{type(e).__name__}: {text}"
+
+
+__all__ = ["replacing", "write_text", "folder_problem", "write_failure"]

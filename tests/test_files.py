@@ -1,0 +1,47 @@
+"""ddz_env.files: writes whole or not at all, output folders checked before the work (issue 22)."""
+import errno
+import os
+import tempfile
+
+import pytest
+
+from ddz_env import files
+
+
+def test_folder_problem_names_what_is_wrong_and_changes_nothing(tmp_path):
+    assert files.folder_problem(tmp_path) is None
+    assert files.folder_problem(tmp_path / "a" / "b") is None  # would be created: judged by tmp_path
+    assert not (tmp_path / "a").exists()
+    (tmp_path / "f").write_text("x")
+    assert files.folder_problem(tmp_path / "f") == "it is a file, not a folder"
+    assert "is a file, so no folder can be made" in files.folder_problem(tmp_path / "f" / "sub")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]  # the probe left nothing
+
+
+def test_folder_problem_tries_a_real_write(tmp_path, monkeypatch):
+    """Root passes every permission check, a read-only mount fails only on writing: the check writes."""
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert files.folder_problem(tmp_path) == "it is not writable (Read-only file system)"
+    assert "where it would be created, is not writable" in files.folder_problem(tmp_path / "new")
+
+
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"), KeyboardInterrupt()])
+def test_replacing_keeps_the_old_file_on_any_failure(tmp_path, error):
+    p = tmp_path / "out.txt"
+    p.write_text("old")
+    with pytest.raises(type(error)):
+        with files.replacing(p) as tmp:
+            with open(tmp, "w") as f:
+                f.write("half")
+            raise error
+    assert p.read_text() == "old" and os.listdir(tmp_path) == ["out.txt"]
+    files.write_text(p, "new")
+    assert p.read_text() == "new" and os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_write_failure_is_the_os_reason():
+    assert files.write_failure(OSError(errno.ENOSPC, "No space left on device", "/x/.tmp")) == "No space left on device"
+    torch_text = RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 vs 598")
+    assert "could not be written in full" in files.write_failure(torch_text)
