@@ -143,6 +143,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
                          f"(registered: {', '.join(registered())}); import the module that registers it")
     try:
         return _REGISTRY[name](checkpoint)
+    except ValueError as e:  # the kind refused it (e.g. a DMC format it does not read): say which file
+        raise ValueError(f"checkpoint {path!r} (agent {name!r}) cannot be loaded: {e}") from None
     except (TypeError, KeyError, AttributeError) as e:  # a foreign or damaged dict: say which file and kind
         raise ValueError(f"checkpoint {path!r} (agent {name!r}) cannot be loaded: {type(e).__name__}: {e}") from None
 

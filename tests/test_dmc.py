@@ -249,6 +249,25 @@ def _untrained_checkpoint(path: Path, **kw) -> Path:
     return path
 
 
+def test_an_unknown_checkpoint_format_is_refused_by_load_as_by_resume(tmp_path, capsys):
+    """Issue 22 (12): agents.load read a DMC checkpoint of format_version 99; --resume refused it."""
+    import agents
+    from agents.cli import train as train_cli
+
+    path = _untrained_checkpoint(tmp_path / "c.pt")
+    ck = torch.load(path, weights_only=True)
+    for version in (99, None, "1"):
+        ck["format_version"] = version
+        torch.save(ck, path)
+        for load in (agents.load, DMCAgent.from_checkpoint, load_checkpoint):
+            with pytest.raises(ValueError, match=rf"c\.pt.*unsupported DMC checkpoint format {version!r}.*reads format 1"):
+                load(str(path))
+        with pytest.raises(ValueError, match="unsupported DMC checkpoint format"):
+            DMCAgent.from_checkpoint(dict(ck))
+    assert train_cli.main(["--resume", str(path)]) == 2
+    assert "unsupported DMC checkpoint format '1'" in capsys.readouterr().err
+
+
 def test_act_needs_no_env_object(tmp_path):
     """act(observation) alone (no env): the AEC observation dict is all a DMC agent needs."""
     agent = DMCAgent.from_checkpoint(_untrained_checkpoint(tmp_path / "c.pt", action_features="hand_after"))

@@ -55,15 +55,21 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
         ck = torch.load(p, map_location=map_location, weights_only=True)
     except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
         raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
+    return check_checkpoint(ck, str(p))
+
+
+def check_checkpoint(ck: Any, where: str = "checkpoint") -> dict[str, Any]:
+    """``ck`` if it is a DMC checkpoint of the format this code reads, else ``ValueError`` naming
+    ``where`` (a file) and what is wrong. ``--resume`` and ``agents.load`` both check with it."""
     if not isinstance(ck, dict) or ck.get("agent") != "dmc":
-        raise ValueError(f"{p}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
+        raise ValueError(f"{where}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
     if ck.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{p}: unsupported DMC checkpoint format {ck.get('format_version')!r}")
+        raise ValueError(f"{where}: unsupported DMC checkpoint format {ck.get('format_version')!r} (this version "
+                         f"of ddz-env reads format {FORMAT_VERSION})")
     for key in ("config", "model", "model_kwargs"):
         if key not in ck:
-            raise ValueError(f"{p}: DMC checkpoint without {key!r}")
+            raise ValueError(f"{where}: DMC checkpoint without {key!r}")
     return ck
 
 
-
-__all__ = ["FORMAT_VERSION", "checkpoint_dict", "save_checkpoint", "load_checkpoint"]
+__all__ = ["FORMAT_VERSION", "checkpoint_dict", "save_checkpoint", "load_checkpoint", "check_checkpoint"]
