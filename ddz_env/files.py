@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import tempfile
 from typing import Iterator
 
@@ -19,13 +20,14 @@ from typing import Iterator
 def replacing(path: str | os.PathLike) -> Iterator[str]:
     """A fresh temporary path in ``path``'s folder; it becomes ``path`` when the block ends without error.
 
-    The temporary name is unique (``tempfile.mkstemp``), so two writers of one target never write
-    into the same temporary file; it starts with a dot, so folder listings of ``*.json`` skip it.
+    The temporary name is unique (created with ``O_EXCL``), so two writers of one target never
+    write into the same temporary file; it starts with a dot, so listings of ``*.json`` skip it.
+    It is created with mode 0o666 less the umask, as ``open(path, "w")`` would create the target
+    (``tempfile.mkstemp``'s 0o600 would make every record private to its writer).
     """
     target = os.fspath(path)
     folder, name = os.path.split(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = _create_unique(folder, f".{name}.")
     try:
         yield tmp
         os.replace(tmp, target)
@@ -33,6 +35,19 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _create_unique(folder: str, prefix: str) -> str:
+    """Create an empty file ``folder/prefix<random>.tmp`` that did not exist; its path."""
+    for _ in range(100):
+        tmp = os.path.join(folder, f"{prefix}{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"no free temporary name {prefix}*.tmp in {folder}")
 
 
 def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:

@@ -45,3 +45,12 @@ def test_write_failure_is_the_os_reason():
     assert files.write_failure(OSError(errno.ENOSPC, "No space left on device", "/x/.tmp")) == "No space left on device"
     torch_text = RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 vs 598")
     assert "could not be written in full" in files.write_failure(torch_text)
+
+
+def test_a_replaced_file_gets_the_mode_open_would_give(tmp_path):
+    old = os.umask(0o022)
+    try:
+        files.write_text(tmp_path / "a.json", "{}")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644

@@ -53,7 +53,7 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
               replay_deals: int = 0) -> list[dict[str, Any]]:
     """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker.
     With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
-    from agents.evaluation import evaluate
+    from agents.evaluation import ReplayWriteError, evaluate
 
     from .agent import DMCAgent
     from .model import DMCModel
@@ -70,8 +70,12 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
             where = None
             if replay_root is not None and replay_deals > 0:
                 where = os.path.join(replay_root, f"{frames:012d}-{os.path.basename(opp)}-{mode}")
-            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, rules=rules, replay_dir=where,
-                           replay_deals=replay_deals if where else None)
+            try:
+                res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, rules=rules, replay_dir=where,
+                               replay_deals=replay_deals if where else None)
+            except ReplayWriteError as e:  # (a full disk) the figures are complete: keep them, say what is missing
+                log.warning("evaluation at %d frames: %s", frames, e)
+                res = e.result
             a = res["A"]
             lo, hi = a["score_ci95"]
             row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals,
