@@ -626,3 +626,33 @@ def test_training_evaluation_writes_eval_rows_and_keeps_a_few_hand_records(tmp_p
             rec = record.load(p)
             assert record.replay(rec).scores.tolist() == rec["result"]["scores"]
             assert rec["meta"]["deal"] == 0
+
+
+def test_a_killed_evaluation_process_is_replaced(tmp_path, caplog):
+    """Issue 22 (same class as 2): the evaluation worker SIGKILLed made the next submit raise
+    BrokenProcessPool and end the training; now a warning, a fresh worker, and its rows."""
+    import os
+    import signal
+    import time
+
+    from agents.dmc.evaluator import TrainingEvaluator
+    from agents.dmc.trainer import make_model
+
+    cfg = tiny(eval_every=512, eval_deals=1, eval_opponents=["random"], eval_replays=0)
+    ev = TrainingEvaluator(cfg, tmp_path, None)
+    model = make_model(cfg)
+    try:
+        ev.submit(model, 512, 1.0)
+        assert len(ev.poll(wait=True)) >= 1
+        for pid in list(ev.pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(1.0)
+        assert ev.poll(wait=True) == []  # (nothing was in flight)
+        with caplog.at_level("WARNING", logger="dmc"):
+            ev.submit(model, 1024, 2.0)
+            rows = ev.poll(wait=True)
+        assert rows and all(r["frames"] == 1024 for r in rows)
+        assert "the evaluation process died; starting a new one" in caplog.text
+    finally:
+        ev.close(wait=True)
+    assert [r["frames"] for r in csv.DictReader(open(tmp_path / "eval.csv"))].count("1024") == len(rows)

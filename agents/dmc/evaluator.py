@@ -125,18 +125,30 @@ class TrainingEvaluator:
         except Exception:  # noqa: BLE001 - TensorBoard is optional (no tensorboard package: no event files)
             self.tb = None
 
-    def submit(self, model, frames: int, elapsed: float) -> None:
+    def _new_pool(self) -> ProcessPoolExecutor:
         import multiprocessing as mp
 
+        return ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                   initargs=(os.getpid(),))
+
+    def submit(self, model, frames: int, elapsed: float) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                                            initargs=(os.getpid(),))
+            self.pool = self._new_pool()
         self.last_frames = frames
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         c = self.cfg
-        self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,
-                                             list(c.eval_opponents), c.eval_deals, c.eval_seed, c.rules,
-                                             str(self.run_dir / "replays"), c.eval_replays))
+        args = (eval_rows, model.kwargs, state, frames, elapsed, list(c.eval_opponents), c.eval_deals, c.eval_seed,
+                c.rules, str(self.run_dir / "replays"), c.eval_replays)
+        try:
+            fut = self.pool.submit(*args)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): a fresh one, as Ray replaces an actor
+            log.warning("the evaluation process died; starting a new one (the evaluations in flight are lost)")
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool()
+            fut = self.pool.submit(*args)
+        self.pending.append(fut)
 
     def poll(self, wait: bool = False) -> list[dict[str, Any]]:
         """Write the rows of finished evaluations (all of them with ``wait``); returns them."""
