@@ -174,8 +174,12 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
 
 
 def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None:
-    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back."""
-    _torch().save({"agent": agent, **content}, os.fspath(path))
+    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back; whole or not at
+    all (a temporary file, then ``os.replace``), an ``OSError`` if it cannot be written."""
+    from ddz_env.files import write_binary
+
+    torch = _torch()
+    write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
 __all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint"]

@@ -13,7 +13,7 @@ import contextlib
 import os
 import secrets
 import tempfile
-from typing import Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 
 @contextlib.contextmanager
@@ -55,6 +55,44 @@ def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> N
     with replacing(path) as tmp:
         with open(tmp, "w", encoding=encoding, newline="") as f:
             f.write(text)
+
+
+def write_binary(path: str | os.PathLike, write: Callable[[BinaryIO], Any]) -> None:
+    """``write(f)`` into a temporary binary file that then replaces ``path`` (:func:`replacing`).
+
+    The first ``OSError`` a write into ``f`` raised is what fails the call, whatever ``write`` made
+    of it: ``torch.save`` swallows the writes' errors and fails at the end with ``[enforce fail at
+    inline_container.cc] unexpected pos``, so a full disk would otherwise read as a torch bug."""
+    with replacing(path) as tmp:
+        with open(tmp, "wb") as raw:
+            f = _FirstError(raw)
+            try:
+                write(f)
+            except Exception:
+                if f.error is not None:
+                    raise f.error from None
+                raise
+            if f.error is not None:
+                raise f.error
+
+
+class _FirstError:
+    """A binary file that remembers the first ``OSError`` of its ``write``s (and raises it as usual)."""
+
+    def __init__(self, raw: BinaryIO):
+        self.raw = raw
+        self.error: OSError | None = None
+
+    def write(self, data) -> int:
+        try:
+            return self.raw.write(data)
+        except OSError as e:
+            if self.error is None:
+                self.error = e
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
 
 
 def folder_problem(folder: str | os.PathLike) -> str | None:
@@ -99,4 +137,4 @@ def write_failure(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}"
 
 
-__all__ = ["replacing", "write_text", "folder_problem", "write_failure"]
+__all__ = ["replacing", "write_text", "write_binary", "folder_problem", "write_failure"]

@@ -54,3 +54,36 @@ def test_a_replaced_file_gets_the_mode_open_would_give(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_write_binary_fails_with_the_disk_error_a_writer_swallowed(tmp_path, monkeypatch):
+    """torch.save swallows its writes' OSError and fails later with a RuntimeError of its own
+    ("unexpected pos"): the disk's error is what comes out, and nothing is left behind."""
+    import builtins
+
+    real_open = builtins.open
+
+    def full_open(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        if "w" in mode:
+            def write(data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            f.write = write
+        return f
+
+    def swallowing_writer(f):
+        try:
+            f.write(b"x" * 100)
+        except OSError:
+            pass
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 vs 598")
+
+    p = tmp_path / "c.pt"
+    p.write_bytes(b"old")
+    monkeypatch.setattr(files, "open", full_open, raising=False)
+    with pytest.raises(OSError, match="No space left on device"):
+        files.write_binary(p, swallowing_writer)
+    monkeypatch.undo()
+    assert p.read_bytes() == b"old" and os.listdir(tmp_path) == ["c.pt"]
+    files.write_binary(p, lambda f: f.write(b"new"))
+    assert p.read_bytes() == b"new"

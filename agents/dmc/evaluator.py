@@ -19,6 +19,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ddz_env.files import replacing
+
 log = logging.getLogger("dmc")
 EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
                "wp_farmer", "landlord_share", "bid_pass", "bid_1", "bid_2", "bid_3", "double_rate",
@@ -108,12 +110,14 @@ class TrainingEvaluator:
         self.run_dir = Path(run_dir)
         self.path = Path(run_dir) / "eval.csv"
         rows = read_rows(self.path) if resume_frames is not None else []
-        # a resumed run continues from its checkpoint: rows written after it are dropped
-        rows = [r for r in rows if resume_frames is not None and int(r["frames"]) <= resume_frames]
-        with open(self.path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-            w.writeheader()
-            w.writerows(rows)
+        # a resumed run continues from its checkpoint: rows written after it (or cut short) are dropped
+        rows = [r for r in rows if resume_frames is not None and str(r.get("frames", "")).isdigit()
+                and int(r["frames"]) <= resume_frames]
+        with replacing(self.path) as tmp:  # (a full disk leaves the old eval.csv, not half of it)
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+                w.writeheader()
+                w.writerows(rows)
         self.pending: list[Future] = []
         self.last_frames: int | None = None  # frames of the last submitted evaluation
         self.pool: ProcessPoolExecutor | None = None
