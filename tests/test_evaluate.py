@@ -532,3 +532,12 @@ def test_a_killed_worker_process_fails_the_run_instead_of_hanging(tmp_path):
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stderr
     assert "RuntimeError: an evaluation worker process died" in r.stdout and "Traceback" not in r.stderr
+
+
+def test_cli_ctrl_c_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("agents.cli.evaluate.evaluate", interrupted)
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--save-replays", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: no figures; the hand records already in" in err and "Traceback" not in err

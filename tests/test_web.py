@@ -201,3 +201,13 @@ def test_every_bad_request_is_a_json_4xx_that_shows_no_server_path(hostile):
         assert str(root) not in r["error"] and "/tmp" not in r["error"], r
     status, r = server.call("GET", "/api/replays")
     assert status == 200 and r["dir"] == "replays" and str(root) not in str(r)
+
+
+def test_replays_that_is_no_folder_is_refused_at_start(tmp_path, capsys):
+    from agents.web.server import main
+
+    (tmp_path / "f.json").write_text("{}")
+    for bad in (tmp_path / "f.json", tmp_path / "missing"):
+        assert main(["--replays", str(bad), "--port", "0"]) == 2
+        err = capsys.readouterr().err
+        assert "is not a folder" in err and err.count("error:") == 1

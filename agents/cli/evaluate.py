@@ -153,6 +153,10 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     except RuntimeError as e:  # a worker process died
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        kept = (f"; the hand records already in {a.save_replays} are complete, each one" if a.save_replays else "")
+        print(f"\n{p.prog}: interrupted: no figures{kept}", file=sys.stderr)
+        return 130
     else:
         replay_error = None
     dt = time.perf_counter() - t0

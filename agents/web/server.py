@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -295,6 +296,10 @@ def main(argv=None) -> int:
     import uvicorn
 
     args = parse_args(argv)
+    if args.replays is not None and not os.path.isdir(args.replays):  # said now, not as an empty Replays tab
+        print(f"ddz-web: error: --replays {args.replays!r} is not a folder (give the folder of hand records that "
+              f"evaluate.py --save-replays wrote)", file=sys.stderr)
+        return 2
     print(f"ddz-env web: http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(create_app(args.replays), host=args.host, port=args.port, log_level="warning")
     return 0
