@@ -248,10 +248,16 @@ def create_app(replay_dir: str | os.PathLike | None = None) -> FastAPI:
 
     @app.post("/api/replay")
     async def replay(request: Request):
-        size = request.headers.get("content-length", "")
-        if size.isdigit() and int(size) > MAX_RECORD_BYTES:  # (refused before the body is read)
-            raise _error(413, f"bad hand record: {int(size):,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
-        return spectate(parsed(await request.body()))
+        # the body is read to its end but kept only up to the limit: answering before the client has
+        # sent it all would reset the connection under it (a broken pipe) instead of giving this 413
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size <= MAX_RECORD_BYTES:
+                chunks.append(chunk)
+        if size > MAX_RECORD_BYTES:
+            raise _error(413, f"bad hand record: {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
+        return spectate(parsed(b"".join(chunks)))
 
     @app.get("/api/replays")
     def replay_list():
