@@ -68,23 +68,48 @@ _CACHE: dict[str, Any] = {}  # per process: the agents of the current run
 _RUNS = itertools.count()
 
 
+class ReplayWriteError(OSError):
+    """Saving the hand records failed (a full disk, a folder made read-only during the run).
+
+    Every hand was still played: ``records`` holds all their rows, and :func:`evaluate` adds
+    ``result``, the complete figures. ``saved`` records were written (each whole: a record is
+    written through a temporary file), the others not."""
+
+    def __init__(self, message: str, records: np.ndarray | None = None, saved: int = 0):
+        super().__init__(message)
+        self.records = np.zeros((0, len(FIELDS)), np.int64) if records is None else records
+        self.saved = int(saved)
+        self.result: dict | None = None
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def __reduce__(self):  # (across processes: the evaluation's workers)
+        return (type(self), (str(self), self.records, self.saved))
+
+
 class ReplayWriter:
     """``on_history`` of :func:`~agents.arena.play_hands` that saves each hand as a hand record
     (:mod:`ddz_env.record`) in ``folder``: ``deal000042-seating3.json``, the players named by label.
 
     The hand is rebuilt on the scalar :class:`~ddz_env.game.Game` from its actions, and its scores
-    must equal the batched env's: a mismatch raises (a rules bug, never seen)."""
+    must equal the batched env's: a mismatch raises (a rules bug, never seen). A record that cannot
+    be written (``OSError``) stops the saving, not the play: ``error`` says which and why, ``saved``
+    counts the records written."""
 
     def __init__(self, folder: str, labels: tuple[str, str], seed: int, mode: str, rules: Rules,
                  deals: int | None = None):
         self.folder, self.labels, self.seed, self.mode, self.rules = folder, labels, seed, mode, rules
         self.deals = deals  # save only the hands of deals 0 .. deals - 1 (None: all)
+        self.saved = 0
+        self.error: str | None = None
 
     def __call__(self, job: Job, actions: list, row: np.ndarray) -> None:
         from ddz_env.game import Game
 
-        if self.deals is not None and job.index >= self.deals:
+        if self.error is not None or (self.deals is not None and job.index >= self.deals):
             return
+        from ddz_env.files import write_failure
         from ddz_env.record import record_of, save
 
         d = job.deal
@@ -98,21 +123,29 @@ class ReplayWriter:
         players = [("A: " if k == 0 else "B: ") + self.labels[k] for k in job.seats]
         rec = record_of(game, players, {"seed": self.seed, "deal": job.index, "seating": job.seating,
                                         "mode": self.mode})
-        save(rec, os.path.join(self.folder, f"deal{job.index:06d}-seating{job.seating}.json"))
+        name = f"deal{job.index:06d}-seating{job.seating}.json"
+        try:
+            save(rec, os.path.join(self.folder, name))
+        except OSError as e:
+            self.error = f"{name}: {write_failure(e)}"
+            return
+        self.saved += 1
 
 
-def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> np.ndarray:
-    """Play deals [start, stop) of a run in every seating; rows in (deal, seating) order."""
-    run, spec_a, spec_b, seed, mode, rules, start, stop, tables, replay_dir, replay_deals = task
+def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> tuple[np.ndarray, int, str | None]:
+    """Play deals [start, stop) of a run in every seating: (rows in (deal, seating) order, hand
+    records saved, the first record that could not be saved or None)."""
+    run, spec_a, spec_b, labels, seed, mode, rules, start, stop, tables, replay_dir, replay_deals = task
     if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
         _CACHE["agents"] = [as_batch_agent(copy.deepcopy(_resolve(s))) for s in (spec_a, spec_b)]
     writer = None
     if replay_dir is not None:
-        writer = ReplayWriter(replay_dir, (_label(spec_a), _label(spec_b)), seed, mode, rules, replay_deals)
-    return play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, rules=rules, names=("A", "B"),
+        writer = ReplayWriter(replay_dir, labels, seed, mode, rules, replay_deals)
+    rows = play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, rules=rules, names=("A", "B"),
                       tables=tables, on_hand=on_hand, on_history=writer)
+    return rows, (writer.saved if writer else 0), (writer.error if writer else None)
 
 
 def mode_rules(mode: str, rules: Rules | str | None = None) -> Rules:
@@ -140,35 +173,76 @@ def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
 def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str = "duplicate",
                 workers: int = 1, rules: Rules | str | None = None,
                 on_progress: Callable[[int], None] | None = None, tables: int = DEFAULT_TABLES,
-                replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None) -> np.ndarray:
+                replay_dir: str | os.PathLike | None = None, replay_deals: int | None = None,
+                labels: tuple[str, str] | None = None) -> np.ndarray:
     """The hand records of a run, (deals * seatings, len(FIELDS)) int64 in (deal, seating) order;
     with ``replay_dir`` every hand (of the first ``replay_deals`` deals, if given) is also saved
-    there as a hand record (:class:`ReplayWriter`)."""
+    there as a hand record (:class:`ReplayWriter`), its players named by ``labels`` (default: the
+    specs ``a`` and ``b`` as given, a name or a path; an object's repr).
+
+    Raises :class:`ReplayWriteError` after the play when a record could not be saved, and
+    ``RuntimeError`` when a worker process dies (killed, out of memory) instead of waiting for it."""
     run = f"{os.getpid()}-{next(_RUNS)}"
+    labels = (_label(a), _label(b)) if labels is None else (str(labels[0]), str(labels[1]))
     if replay_dir is not None:
         replay_dir = os.fspath(replay_dir)
         os.makedirs(replay_dir, exist_ok=True)
     rules = mode_rules(mode, rules)
-    tasks = [(run, a, b, seed, mode, rules, s, e, tables, replay_dir, replay_deals)
+    tasks = [(run, a, b, labels, seed, mode, rules, s, e, tables, replay_dir, replay_deals)
              for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
-    parts = []
+    parts, saved, errors = [], 0, []
+
+    def take(out: tuple) -> None:
+        nonlocal saved
+        parts.append(out[0])
+        saved += out[1]
+        if out[2] is not None:
+            errors.append(out[2])
+
     try:
         if workers == 1:
             for t in tasks:
-                parts.append(_play_chunk(t, on_progress))
+                take(_play_chunk(t, on_progress))
         else:
-            import multiprocessing as mp
-
-            with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
-                for t, part in zip(tasks, pool.imap(_play_chunk, tasks)):  # imap keeps the task order
-                    parts.append(part)
-                    if on_progress:
-                        on_progress((t[7] - t[6]) * per_deal)
+            _play_in_workers(tasks, workers, per_deal, take, on_progress)
     except AgentError as e:  # the hands finished before the error: the earlier chunks' and the failing one's
         e.records = np.concatenate(parts + [e.records]).reshape(-1, len(FIELDS))
         raise
-    return np.concatenate(parts).reshape(-1, len(FIELDS))
+    records = np.concatenate(parts).reshape(-1, len(FIELDS))
+    if errors:
+        wanted = (deals if replay_deals is None else min(deals, replay_deals)) * per_deal
+        raise ReplayWriteError(f"saving hand records in {replay_dir} failed ({errors[0]}): {saved} of the {wanted} "
+                               f"records were saved, each one whole, the others not", records, saved)
+    return records
+
+
+def _play_in_workers(tasks: list[tuple], workers: int, per_deal: int, take: Callable[[tuple], None],
+                     on_progress: Callable[[int], None] | None) -> None:
+    """The chunks on ``workers`` spawned processes, results taken in task order.
+
+    A ``ProcessPoolExecutor``, not a ``multiprocessing.Pool``: a Pool replaces a worker that was
+    killed but never returns its task, so the caller waited forever; the executor fails the
+    run (``BrokenProcessPool``), said here as a ``RuntimeError``."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
+    try:
+        futures = [pool.submit(_play_chunk, t) for t in tasks]
+        for t, fut in zip(tasks, futures):
+            try:
+                out = fut.result()
+            except BrokenProcessPool:
+                raise RuntimeError(f"an evaluation worker process died (killed, or out of memory?) while deals "
+                                   f"{t[7]}..{t[8] - 1} were played: the evaluation stops, no figures (run it "
+                                   f"again; with fewer workers if memory is short)") from None
+            take(out)
+            if on_progress:
+                on_progress((t[8] - t[7]) * per_deal)
+    finally:  # an error: the chunks not started are dropped, the running ones end with their chunk
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
@@ -195,6 +269,11 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     ``replay_dir``: save every hand (of the first ``replay_deals`` deals, if given) as a hand record
     there (``ddz_env.record``; slower: each saved hand is replayed on the scalar ``Game``).
     See ``agents/stats.py`` for what each figure means.
+
+    Raises ``ValueError`` for a bad value or a ``replay_dir`` that cannot be written (before any
+    hand), :class:`~agents.arena.AgentError` when an agent fails (``partial``: the figures of the
+    deals finished), :class:`ReplayWriteError` when records could not be saved during the run
+    (``result``: the complete figures) and ``RuntimeError`` when a worker process dies.
     """
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals must be a positive integer, got {deals!r}")
@@ -208,6 +287,12 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
         raise ValueError(f"tables must be a positive integer, got {tables!r}")
     deals, workers, seed = int(deals), int(workers), int(seed)
     rules = mode_rules(mode, rules)  # (a bad value fails here, before any agent loads)
+    if replay_dir is not None:  # where the records go is checked before any hand is played
+        from ddz_env.files import folder_problem
+
+        problem = folder_problem(replay_dir)
+        if problem is not None:
+            raise ValueError(f"replay_dir {os.fspath(replay_dir)!r}: {problem}")
     # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with copies of these
     # objects, several workers load the specs themselves
     agents = _resolve(a), _resolve(b)
@@ -229,10 +314,13 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
 
     try:
         records = run_records(*specs, deals, seed, mode, workers, rules, bar.update if bar else None, tables,
-                              replay_dir, replay_deals)
+                              replay_dir, replay_deals, labels=(config["a"], config["b"]))
     except AgentError as e:  # keep what was played: the figures of the deals finished in every seating
         done = complete_deals(e.records, 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS))
         e.partial = {"config": config, **summary(done)} if len(done) else None
+        raise
+    except ReplayWriteError as e:  # every hand was played: the figures are complete, only records are missing
+        e.result = {"config": config, **summary(e.records)}
         raise
     finally:
         if bar is not None:
@@ -240,4 +328,4 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     return {"config": config, **summary(records)}
 
 
-__all__ = ["evaluate", "run_records", "ReplayWriter", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "ReplayWriter", "ReplayWriteError", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]

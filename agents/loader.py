@@ -186,6 +186,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
                          f"(registered: {', '.join(registered())}); import the module that registers it")
     try:
         return _REGISTRY[name](checkpoint)
+    except ValueError as e:  # the kind refused it (e.g. a DMC format it does not read): say which file
+        raise ValueError(f"checkpoint {path!r} (agent {name!r}) cannot be loaded: {e}") from None
     except (TypeError, KeyError, AttributeError) as e:  # a foreign or damaged dict: say which file and kind
         raise ValueError(f"checkpoint {path!r} (agent {name!r}) cannot be loaded: {type(e).__name__}: {e}") from None
 
@@ -215,8 +217,12 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
 
 
 def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None:
-    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back."""
-    _torch().save({"agent": agent, **content}, os.fspath(path))
+    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back; whole or not at
+    all (a temporary file, then ``os.replace``), an ``OSError`` if it cannot be written."""
+    from ddz_env.files import write_binary
+
+    torch = _torch()
+    write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
 __all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint"]

@@ -8,7 +8,10 @@ the bottom once revealed). Type cards in any order (``10`` or ``T`` for ten, low
 fine; ``B``/``R`` are the black and red jokers), ``pass``, a bid ``1``/``2``/``3``,
 ``double``/``no``, ``redouble``/``no``. Also: ``help`` (your legal moves), ``auto`` (R20's
 timeout action plays for you), ``quit``. A typo or an illegal move gets a message and a new
-prompt. Each hand's record (``ddz_env.record``) is saved to ``--save-dir``, finished or not.
+prompt, and so does a line that is not text in the terminal's encoding. Each hand's record
+(``ddz_env.record``) is saved to ``--save-dir``, finished or not: after ``quit``, the end of the
+input or Ctrl-C too (which then exits with status 130). ``--save-dir`` is checked before the
+first hand, and a record that cannot be written is one ``error:`` line.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from typing import Callable
 
 from ddz_env.actions import action_to_string
 from ddz_env.cards import RANKS
+from ddz_env.files import folder_problem, write_failure
 from ddz_env.game import IllegalActionError
 from ddz_env.record import save
 from ddz_env.rules import Rules
@@ -96,6 +100,9 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
             except EOFError:
                 write("input ended: the hand stops here")
                 return False
+            except UnicodeDecodeError as e:  # (input() of bytes the locale cannot decode: the line is dropped)
+                write(f"  that line is not {e.encoding} text: type it again")
+                continue
             t = text.strip().lower()
             if t in ("help", "?", "h"):
                 legal = view["legal"]
@@ -126,6 +133,14 @@ def _public(match: Match, seat: int, action: int) -> str:
     return action_to_string(action)
 
 
+def _tolerant_stdin() -> None:
+    """Read bytes the locale cannot decode as U+FFFD: such a line is then a typo with a message and
+    a new prompt, where ``input()`` would raise ``UnicodeDecodeError`` and lose what was buffered."""
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
+
+
 def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
     ap = argparse.ArgumentParser(prog="ddz-play", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -134,13 +149,18 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
                          "names (random, rule, pretrained), checkpoint paths or douzero:DIR[?bidder=SPEC] (DouZero's "
                          "networks; the bidder, default rule, bids and doubles) (default: rule)")
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat (default 0)")
-    ap.add_argument("--seed", type=int, default=0, help="deal seed (deals are evaluate.py's deals of this seed)")
+    ap.add_argument("--seed", type=int, default=0, help="deal seed, 0 or more (deals are evaluate.py's deals of this seed)")
     ap.add_argument("--deals", type=int, default=1, help="hands to play (default 1)")
     ap.add_argument("--rules", default="rulebook", help='rules of the hands: rulebook (default), douzero (no bidding, no doubling) or fields such as doubling=false')
     ap.add_argument("--save-dir", default="hands", help="folder for the hand records (default: hands/)")
     args = ap.parse_args(argv)
     if args.deals < 1:
         ap.error("--deals must be at least 1")
+    if args.seed < 0:
+        ap.error(f"--seed must be 0 or more, got {args.seed}")
+    problem = folder_problem(args.save_dir)  # before the hand is played, not when its record is saved
+    if problem is not None:
+        ap.error(f"--save-dir {args.save_dir!r}: {problem}; give a folder that can be written")
     try:
         rules = Rules.of(args.rules)
     except (TypeError, ValueError) as e:
@@ -165,15 +185,34 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
     names = ["you", "you", "you"]
     for s, sp in zip(others, specs):
         agents[s], names[s] = cache[sp], sp
-    os.makedirs(args.save_dir, exist_ok=True)
+    if read is input:
+        _tolerant_stdin()
+    try:
+        os.makedirs(args.save_dir, exist_ok=True)
+    except OSError as e:
+        write(f"error: --save-dir {args.save_dir}: cannot create it ({write_failure(e)})")
+        return 2
     totals = [0, 0, 0]
     for i in range(args.deals):
         match = Match.deal(agents, names, seed=args.seed, index=i, rules=rules)
         write(f"\n=== hand {i + 1} of {args.deals} (seed {args.seed}, deal {i}); you are seat {args.seat} ===")
-        finished = play_hand(match, args.seat, read, write, title=f"hand {i + 1} · ")
+        interrupted = False
+        try:
+            finished = play_hand(match, args.seat, read, write, title=f"hand {i + 1} · ")
+        except KeyboardInterrupt:  # Ctrl-C at a prompt or while an agent thinks: keep the hand as it stands
+            write("\ninterrupted: the hand stops here")
+            finished, interrupted = False, True
         path = os.path.join(args.save_dir, f"hand-seed{args.seed}-deal{i}-seat{args.seat}.json")
-        save(match.record({"human_seat": args.seat}), path)
+        try:
+            save(match.record({"human_seat": args.seat}), path)
+        except OSError as e:
+            before = f"the records of hands 1-{i} in {args.save_dir} are intact; " if i else ""
+            write(f"error: could not save the record of hand {i + 1} to {path} ({write_failure(e)}): nothing was "
+                  f"written there; {before}free space or choose another --save-dir to keep the next hands")
+            return 1
         write(f"record saved: {path}")
+        if interrupted:
+            return 130
         if not finished:
             return 0
         totals = [t + int(x) for t, x in zip(totals, match.game.scores)]

@@ -387,6 +387,17 @@ class raw_env(AECEnv, EzPickle):
             mask[g.legal_actions()] = 1
         return {"observation": observe_game(g, seat), "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with the two calls that have no agent to report on made clear:
+        before ``reset`` an ``AttributeError`` with OrderEnforcingWrapper's words, and once every
+        agent has stepped out (after the hand) a ``RuntimeError`` as ``step`` gives then."""
+        if self.game is None:
+            raise AttributeError("agent_selection cannot be accessed before reset: call reset() before last()")
+        if not self.agents:
+            raise RuntimeError("last() after the hand ended and every agent has been removed (each took its "
+                               "step(None)): call reset() for a new hand")
+        return super().last(observe)
+
     # ------------------------------------------------------------------ step
     def step(self, action) -> None:
         try:

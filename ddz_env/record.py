@@ -33,6 +33,7 @@ from typing import Any, Iterator, Sequence
 
 from .actions import action_to_string
 from .cards import _to_string
+from .files import write_text
 from .game import Game, IllegalActionError
 from .rules import Rules
 from .scoring import multiplier_exponents
@@ -103,7 +104,20 @@ def _check(record: Any) -> dict:
         raise RecordError("record 'deal' needs 'hands', 'bottom' and 'first_bidder'")
     if not isinstance(record["actions"], list):
         raise RecordError("record 'actions' must be a list")
+    players = record.get("players")
+    if players is not None and not (isinstance(players, list) and len(players) == 3
+                                    and all(isinstance(p, str) for p in players)):
+        raise RecordError(f"record 'players' must be null or a list of 3 names (strings), got {_short(players)}")
+    result = record.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise RecordError(f"record 'result' must be null or an object (the R19 breakdown), got "
+                          f"{type(result).__name__} {_short(result)}")
     return record
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _start(record: dict) -> Game:
@@ -156,21 +170,65 @@ def replay(record: dict, check_result: bool = True) -> Game:
 
 
 def save(record: dict, path: str | os.PathLike) -> None:
-    """Write ``record`` as JSON (checked first: nothing is written for a malformed record)."""
+    """Write ``record`` as JSON (checked first: nothing is written for a malformed record).
+
+    The file is written whole or not at all (a temporary file, then ``os.replace``): a full disk or
+    an interruption leaves the previous file, or none, never a truncated record. ``OSError`` if
+    the folder cannot be written."""
     _check(record)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1)
-        f.write("\n")
+    text = json.dumps(record, indent=1) + "\n"
+    write_text(path, text)
 
 
-def load(path: str | os.PathLike) -> dict:
-    """Read a record written by :func:`save`; ``RecordError`` for anything that is not one."""
+#: nesting deeper than this is no hand record (one is 3 levels deep); refused before ``json`` recurses
+MAX_DEPTH = 32
+
+
+def parse(data: str | bytes) -> dict:
+    """A record from its JSON text (``bytes`` are read as UTF-8); ``RecordError`` for anything that is
+    not one: text that is not UTF-8 or not JSON, nesting deeper than :data:`MAX_DEPTH`, another format."""
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RecordError(f"not UTF-8 text (byte {e.start}: {bytes(data[e.start:e.start + 1])!r})") from None
+    if not isinstance(data, str):
+        raise TypeError(f"a record is parsed from str or bytes, got {type(data).__name__}")
     try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
+        record = json.loads(data)
     except json.JSONDecodeError as e:
-        raise RecordError(f"{os.fspath(path)} is not JSON: {e}") from None
+        raise RecordError(f"not JSON: {e}") from None
+    except RecursionError:  # json's C decoder stops nesting (100,000 levels) at the recursion limit
+        raise RecordError(f"not a hand record: JSON nested too deeply (a record has 3 levels; at most {MAX_DEPTH})") from None
+    depth = _depth(record)
+    if depth > MAX_DEPTH:  # else whatever walks it next (a JSON encoder, a copy) may recurse too deep
+        raise RecordError(f"not a hand record: JSON nested {depth} levels deep (a record has 3; at most {MAX_DEPTH})")
     return _check(record)
 
 
-__all__ = ["FORMAT", "VERSION", "RecordError", "record_of", "replay", "positions", "save", "load"]
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (without recursion: it may be deeper than the limit)."""
+    best = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            best = max(best, d)
+            stack.extend((x, d + 1) for x in v)
+    return best
+
+
+def load(path: str | os.PathLike) -> dict:
+    """Read a record written by :func:`save`; ``RecordError`` (naming the file) for anything that is
+    not one, ``OSError`` for a file that cannot be read."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return parse(data)
+    except RecordError as e:
+        raise RecordError(f"{os.fspath(path)}: {e}") from None
+
+
+__all__ = ["FORMAT", "VERSION", "MAX_DEPTH", "RecordError", "record_of", "replay", "positions", "save", "load", "parse"]

@@ -136,3 +136,79 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
         d.save_screenshot(os.path.join(shots, "replay-end.png"))
     finally:
         server.stop()
+
+
+PAYLOADS = [
+    '<img src=x onerror="document.title=\'PWNED\';window.__pwned=(window.__pwned||0)+1">',
+    "<script>window.__pwned=(window.__pwned||0)+1</script>",
+    '<svg onload="window.__pwned=(window.__pwned||0)+1"></svg><b id="injected">bold</b>',
+]
+
+
+def _hostile_record():
+    """A finished hand whose every string field that is not the deal itself carries markup."""
+    m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=5, index=2)
+    m.advance()
+    rec = m.record()
+    rec["players"] = list(PAYLOADS)
+    for k, a in enumerate(rec["actions"]):
+        a["name"] = PAYLOADS[k % 3]
+    rec["meta"] = {"note": PAYLOADS[0], PAYLOADS[1]: PAYLOADS[2], "human_seat": PAYLOADS[0]}
+    rec["comment"] = PAYLOADS[1]
+    rec["result"]["winner_name"] = PAYLOADS[2]
+    return rec
+
+
+def _nothing_ran(d):
+    assert d.title == "ddz-env · Dou Dizhu"
+    assert d.execute_script("return window.__pwned === undefined")
+    assert d.execute_script("return document.querySelectorAll('img, svg, iframe, #injected').length") == 0
+    assert d.execute_script("return document.scripts.length") == 1  # app.js alone
+
+
+def test_markup_in_a_shared_record_is_shown_as_text_and_never_runs(browser, shots, tmp_path):
+    """Issue 22 (1): a record whose players held <img onerror=...> ran it in the page when the replay
+    reached its end (the score table was built with innerHTML). Opened from --replays (its file name
+    is markup too) and from the file picker, stepped through every position: nothing runs, and the
+    names are shown as the text they are."""
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    rec = _hostile_record()
+    name = "<img src=x onerror=window.__pwned=1>.json"
+    record.save(rec, replays / name)
+    picked = tmp_path / "shared.json"
+    record.save(rec, picked)
+    broken = dict(rec, actions=[dict(rec["actions"][0], action=24647)])  # does not replay: an error message
+    record.save(broken, tmp_path / "broken.json")
+    server = Server(replays)
+    try:
+        d = browser
+        d.get(server.url + "/")
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        d.find_element(By.ID, "tab-replay").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list option"))
+        assert [o.text for o in d.find_elements(By.CSS_SELECTOR, "#replay-list option")] == [name]
+        n = len(rec["actions"])
+        for how in ("list", "picker"):
+            d.execute_script("document.body.dataset.state = 'idle'")
+            if how == "list":
+                Select(d.find_element(By.ID, "replay-list")).select_by_visible_text(name)
+                d.find_element(By.ID, "btn-open").click()
+            else:
+                d.find_element(By.ID, "replay-file").send_keys(str(picked))
+            WebDriverWait(d, 30).until(lambda d: _state(d) == "replay")
+            for _ in range(n):
+                d.find_element(By.ID, "btn-next").click()
+            assert d.find_element(By.ID, "step").text == f"{n} / {n}"
+            _nothing_ran(d)
+            cells = [c.text for c in d.find_elements(By.CSS_SELECTOR, "#result tr td:first-child")]
+            assert cells == [f"seat {s} · {PAYLOADS[s]}" for s in range(3)], cells
+            names = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".seat .name")]
+            assert all(any(p in t for t in names) for p in PAYLOADS), names
+            d.save_screenshot(os.path.join(shots, f"replay-markup-{how}.png"))
+        d.find_element(By.ID, "replay-file").send_keys(str(tmp_path / "broken.json"))
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "message").text)
+        assert "does not replay" in d.find_element(By.ID, "message").text
+        _nothing_ran(d)
+    finally:
+        server.stop()

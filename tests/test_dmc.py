@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import numpy as np
@@ -247,6 +248,25 @@ def _untrained_checkpoint(path: Path, **kw) -> Path:
     model = make_model(cfg)
     save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), path)
     return path
+
+
+def test_an_unknown_checkpoint_format_is_refused_by_load_as_by_resume(tmp_path, capsys):
+    """Issue 22 (12): agents.load read a DMC checkpoint of format_version 99; --resume refused it."""
+    import agents
+    from agents.cli import train as train_cli
+
+    path = _untrained_checkpoint(tmp_path / "c.pt")
+    ck = torch.load(path, weights_only=True)
+    for version in (99, None, "1"):
+        ck["format_version"] = version
+        torch.save(ck, path)
+        for load in (agents.load, DMCAgent.from_checkpoint, load_checkpoint):
+            with pytest.raises(ValueError, match=rf"c\.pt.*unsupported DMC checkpoint format {version!r}.*reads format 1"):
+                load(str(path))
+        with pytest.raises(ValueError, match="unsupported DMC checkpoint format"):
+            DMCAgent.from_checkpoint(dict(ck))
+    assert train_cli.main(["--resume", str(path)]) == 2
+    assert "unsupported DMC checkpoint format '1'" in capsys.readouterr().err
 
 
 def test_act_needs_no_env_object(tmp_path):
@@ -607,3 +627,153 @@ def test_training_evaluation_writes_eval_rows_and_keeps_a_few_hand_records(tmp_p
             rec = record.load(p)
             assert record.replay(rec).scores.tolist() == rec["result"]["scores"]
             assert rec["meta"]["deal"] == 0
+
+
+def test_a_killed_evaluation_process_is_replaced(tmp_path, caplog):
+    """Issue 22 (same class as 2): the evaluation worker SIGKILLed made the next submit raise
+    BrokenProcessPool and end the training; now a warning, a fresh worker, and its rows."""
+    import os
+    import signal
+    import time
+
+    from agents.dmc.evaluator import TrainingEvaluator
+    from agents.dmc.trainer import make_model
+
+    cfg = tiny(eval_every=512, eval_deals=1, eval_opponents=["random"], eval_replays=0)
+    ev = TrainingEvaluator(cfg, tmp_path, None)
+    model = make_model(cfg)
+    try:
+        ev.submit(model, 512, 1.0)
+        assert len(ev.poll(wait=True)) >= 1
+        for pid in list(ev.pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(1.0)
+        assert ev.poll(wait=True) == []  # (nothing was in flight)
+        with caplog.at_level("WARNING", logger="dmc"):
+            ev.submit(model, 1024, 2.0)
+            rows = ev.poll(wait=True)
+        assert rows and all(r["frames"] == 1024 for r in rows)
+        assert "the evaluation process died; starting a new one" in caplog.text
+    finally:
+        ev.close(wait=True)
+    assert [r["frames"] for r in csv.DictReader(open(tmp_path / "eval.csv"))].count("1024") == len(rows)
+
+
+# ---------------------------------------------------------------------------------------------- issue 22: faults
+def _fills_after(real_open, writes_ok: int, name: str = "checkpoint"):
+    """``open`` whose files opened for writing, with ``name`` in their name, fail as a full disk from
+    the ``writes_ok + 1``-th on (part of the data written first, as a disk that fills does)."""
+    import errno
+
+    count = [0]
+
+    def fake(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        if ("w" not in mode and "a" not in mode) or name not in os.path.basename(os.fspath(path)):
+            return f
+        count[0] += 1
+        if count[0] <= writes_ok:
+            return f
+        write = f.write
+
+        def full(data):
+            write(data[:64])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        f.write = full
+        return f
+    return fake
+
+
+def test_a_full_disk_at_a_checkpoint_is_one_error_line_and_the_previous_checkpoint_resumes(tmp_path, capsys,
+                                                                                           monkeypatch):
+    """Issue 22 (4): torch's '[enforce fail at inline_container.cc] unexpected pos' traceback and a
+    partial checkpoint.tmp; now one error line saying the previous checkpoint is intact and how to
+    --resume, no temporary file, and the resume continues from it."""
+    import builtins
+
+    from agents.cli import train as train_cli
+    from ddz_env import files
+
+    run = tmp_path / "run"
+    sets = [x for k, v in {**TINY, "total_frames": 512, "checkpoint_every": 256}.items() for x in ("--set", f"{k}={v}")]
+    monkeypatch.setattr(files, "open", _fills_after(builtins.open, 1), raising=False)  # the 2nd checkpoint fails
+    assert train_cli.main(["--config", str(SMOKE), *sets, "--run-dir", str(run), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if "error:" in x]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "No space left on device" in lines[0] and f"{run / 'checkpoint.pt'} still holds the previous checkpoint, intact" in lines[0]
+    assert f"--resume {run}" in lines[0]
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".") or p.suffix == ".tmp") == []
+    assert load_checkpoint(run)["frames"] == 256
+    monkeypatch.undo()
+    assert train_cli.main(["--resume", str(run), "--no-progress"]) == 0
+    assert load_checkpoint(run)["frames"] == 512
+
+
+def test_a_checkpoint_that_cannot_be_written_says_so_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    import builtins
+
+    from agents.dmc import checkpoint
+    from agents.dmc.checkpoint import CheckpointWriteError
+    from ddz_env import files
+
+    path = _untrained_checkpoint(tmp_path / "checkpoint.pt")
+    before = path.read_bytes()
+    ck = torch.load(path, weights_only=True)
+    monkeypatch.setattr(files, "open", _fills_after(builtins.open, 0, name=""), raising=False)
+    with pytest.raises(CheckpointWriteError, match="No space left on device.*still holds the previous checkpoint"):
+        checkpoint.save_checkpoint(ck, path)
+    with pytest.raises(CheckpointWriteError, match=r"no file was left at .*other\.pt.*free space.*--resume"):
+        checkpoint.save_checkpoint(ck, tmp_path / "other.pt")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.pt"]
+
+
+def test_train_cli_checks_the_run_folder_can_be_written_before_training(tmp_path, capsys, monkeypatch):
+    """Issue 22 (4): a read-only --run-dir was a raw OSError traceback; now one error line, exit 2,
+    before anything starts (the read-only mount is played by the write probe failing: root passes
+    every permission check)."""
+    import errno
+    import tempfile
+
+    from agents.cli import train as train_cli
+
+    started = []
+    monkeypatch.setattr("agents.dmc.trainer.train", lambda *a, **k: started.append(1))
+    (tmp_path / "afile").write_text("x")
+    for run_dir, msg in ((tmp_path / "afile", "it is a file"), (tmp_path / "afile" / "run", "is a file, so no folder")):
+        assert train_cli.main(["--config", "smoke", "--run-dir", str(run_dir), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("error:") == 1 and "Traceback" not in err
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    assert train_cli.main(["--config", "smoke", "--run-dir", str(tmp_path / "ro" / "run"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "Read-only file system" in err and "give a writable --run-dir" in err and err.count("error:") == 1
+    assert not started and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_full_disk_while_logging_is_one_error_line(tmp_path, capsys, monkeypatch):
+    """The same fault in the other writers of the run folder (a log.csv row here): one error line
+    that says the last checkpoint is intact and how to resume, not a traceback."""
+    import errno
+
+    from agents.cli import train as train_cli
+    from agents.dmc import runlog
+
+    run = tmp_path / "run"
+    sets = [x for k, v in {**TINY, "total_frames": 768, "checkpoint_every": 256}.items() for x in ("--set", f"{k}={v}")]
+    write = runlog.RunLog.write
+
+    def fills(self, *args, **kwargs):
+        if (run / "checkpoint.pt").exists():
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write(self, *args, **kwargs)
+    monkeypatch.setattr(runlog.RunLog, "write", fills)
+    assert train_cli.main(["--config", str(SMOKE), *sets, "--run-dir", str(run), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if "error:" in x]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "No space left on device" in lines[0] and f"the last checkpoint {run / 'checkpoint.pt'} is intact" in lines[0]
+    assert f"--resume {run}" in lines[0] and load_checkpoint(run)["frames"] == 256

@@ -1194,6 +1194,24 @@ def test_step_after_every_agent_is_removed_raises_a_clear_error():
     assert e.agents == AGENTS
 
 
+def test_raw_env_last_before_reset_and_after_every_agent_left_raises_clear_errors():
+    """Issue 22 (13): was a bare AttributeError before reset and KeyError: 'player_1' after the hand."""
+    e = raw_env()
+    with pytest.raises(AttributeError, match=r"agent_selection cannot be accessed before reset.*reset\(\) before last"):
+        e.last()
+    e.reset(seed=0)
+    assert e.last()[1:] == (0.0, False, False, e.infos[e.agent_selection])
+    play_out(e, np.random.default_rng(0))
+    _, reward, terminated, _, _ = e.last()  # the dead agents still report their rewards
+    assert terminated and reward == e._cumulative_rewards[e.agent_selection]
+    finish_dead_steps(e)
+    for observe in (True, False):
+        with pytest.raises(RuntimeError, match=r"last\(\) after the hand ended and every agent has been removed.*reset\(\)"):
+            e.last(observe)
+    e.reset(seed=1)
+    assert e.last(observe=False)[0] is None
+
+
 def test_observe_and_legal_actions_name_an_unknown_agent():
     e = raw_env()
     e.reset(seed=0)

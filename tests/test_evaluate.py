@@ -410,3 +410,134 @@ def test_save_replays_cli(tmp_path):
     r = subprocess.run([sys.executable, "evaluate.py", "--a", "rule", "--b", "random", "--deals", "2",
                         "--save-replays", str(tmp_path / "afile")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "is a file" in r.stderr
+
+
+# ---------------------------------------------------------------------------- issue 22: faults
+def _players(folder) -> dict:
+    from ddz_env import record
+
+    return {f.name: record.load(f)["players"] for f in sorted(folder.glob("*.json"))}
+
+
+def test_replay_labels_are_what_the_user_named_with_any_workers(tmp_path):
+    """Issue 22 (11): with one worker the labels were reprs (``A: RuleAgent(bid_at=...)``), with two
+    the names; now the names (or the path as typed) either way."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    evaluate("rule", "random", deals=2, seed=1, workers=1, replay_dir=one)
+    evaluate("rule", "random", deals=2, seed=1, workers=2, replay_dir=two)
+    p1, p2 = _players(one), _players(two)
+    assert p1 == p2 and len(p1) == 12
+    assert {x for players in p1.values() for x in players} == {"A: rule", "B: random"}
+
+
+def test_replay_label_of_a_checkpoint_is_its_path_as_typed(tmp_path, monkeypatch):
+    pytest.importorskip("torch", reason="checkpoints need the train extra")
+    from agents.loader import PRETRAINED
+
+    monkeypatch.chdir(os.path.dirname(os.path.dirname(PRETRAINED)))  # agents/
+    typed = os.path.join("pretrained", "dmc.pt")
+    evaluate(typed, "rule", deals=1, seed=0, replay_dir=tmp_path / "r")
+    assert {x for p in _players(tmp_path / "r").values() for x in p} == {f"A: {typed}", "B: rule"}
+
+
+def test_cli_save_replays_folder_is_checked_before_playing(tmp_path, capsys, monkeypatch):
+    """Issue 22 (5): a read-only folder was found after playing (a traceback, a 0-byte record).
+    Root passes permission checks, so the read-only mount is played by the write probe failing."""
+    import errno
+    import tempfile
+
+    called = []
+    monkeypatch.setattr("agents.cli.evaluate.evaluate", lambda *a, **k: called.append(1))
+    (tmp_path / "afile").write_text("x")
+    for folder, msg in ((tmp_path / "afile", "it is a file"), (tmp_path / "afile" / "sub", "is a file, so no folder")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--save-replays", str(folder)])
+        assert e.value.code == 2 and msg in capsys.readouterr().err
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    for flag, where in (("--save-replays", tmp_path / "ro"), ("--out", tmp_path / "r.json")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--a", "rule", "--b", "random", "--deals", "2", flag, str(where)])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and "Read-only file system" in err and err.count("error:") == 1
+    assert not called and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+    with pytest.raises(ValueError, match="replay_dir.*Read-only file system"):  # the library checks too
+        evaluate("rule", "random", deals=1, replay_dir=tmp_path / "ro")
+
+
+def test_cli_save_replays_on_a_disk_that_fills_keeps_the_figures(tmp_path, capsys, monkeypatch):
+    """Issue 22 (5): a full disk during --save-replays was a traceback, no figures and a 0-byte
+    record; now every hand is played, the table printed and written, one error line says how many
+    records were saved, and no partial or temporary file is left."""
+    import builtins
+    import errno
+
+    from ddz_env import files
+
+    real_open, opened = builtins.open, []
+
+    def fills_up(path, mode="r", *args, **kwargs):
+        if "w" in mode and os.path.basename(os.fspath(path)).startswith(".deal"):
+            opened.append(path)
+            if len(opened) > 5:
+                f = real_open(path, mode, *args, **kwargs)
+                f.write("{")
+                f.close()
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, mode, *args, **kwargs)
+    monkeypatch.setattr(files, "open", fills_up, raising=False)
+    hands, out = tmp_path / "hands", tmp_path / "r.json"
+    rc = cli.main(["--a", "rule", "--b", "random", "--deals", "3", "--save-replays", str(hands), "--out", str(out),
+                   "--no-progress"])
+    cap = capsys.readouterr()
+    assert rc == 1 and "score/hand [95% CI]" in cap.out and "18 hands" in cap.out
+    assert cap.err.count("error:") == 1 and "No space left on device" in cap.err
+    assert "5 of the 18 records were saved" in cap.err and "figures above are complete" in cap.err
+    res = json.loads(out.read_text())
+    assert res["hands"] == 18 and "No space left on device" in res["replay_error"]
+    assert res["A"] == evaluate("rule", "random", deals=3)["A"]
+    assert sorted(p.name for p in hands.iterdir()) == sorted(p.name for p in hands.glob("deal*.json"))
+    assert len(list(hands.iterdir())) == 5 and all(len(_players(hands)[n]) == 3 for n in _players(hands))
+
+
+def test_cli_out_that_cannot_be_written_after_the_run_is_one_error_line(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from ddz_env import files
+
+    def full(path, text, encoding="utf-8"):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr("agents.cli.evaluate.write_text", full)
+    out = tmp_path / "r.json"
+    out.write_text("old")
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--out", str(out), "--no-progress"]) == 1
+    cap = capsys.readouterr()
+    assert "score/hand" in cap.out and cap.err.count("error:") == 1 and "left as it was" in cap.err
+    assert out.read_text() == "old" and files.write_text is not full
+
+
+def test_a_killed_worker_process_fails_the_run_instead_of_hanging(tmp_path):
+    """A multiprocessing.Pool replaced a killed worker but never returned its task: the run waited
+    forever. Now a RuntimeError that says a worker died (the subprocess' timeout catches a hang)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = ("import sys; sys.path.insert(0, %r)\n"
+              "from faulty_agents import DiesInAWorker\n"
+              "from agents import evaluate\n"
+              "try:\n"
+              "    evaluate(DiesInAWorker(), 'random', deals=8, seed=0, workers=2)\n"
+              "except RuntimeError as e:\n"
+              "    print('RuntimeError:', e)\n" % here)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr
+    assert "RuntimeError: an evaluation worker process died" in r.stdout and "Traceback" not in r.stderr
+
+
+def test_cli_ctrl_c_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("agents.cli.evaluate.evaluate", interrupted)
+    assert cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--save-replays", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: no figures; the hand records already in" in err and "Traceback" not in err

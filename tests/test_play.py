@@ -141,3 +141,97 @@ def test_match_refuses_bad_person_moves_and_leaves_the_hand():
     m.advance()
     assert m.game.landlord == 0
     np.testing.assert_array_equal(record.replay(m.record()).scores, m.game.scores)
+
+
+# ---------------------------------------------------------------------------- issue 22: faults
+def test_ctrl_c_keeps_the_record_and_exits_130(tmp_path):
+    """Issue 22 (6): Ctrl-C was a traceback and the hand's record was lost."""
+    out = []
+    answers = iter(["3"])
+
+    def read(prompt):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+    assert main(["--seed", "2", "--save-dir", str(tmp_path)], read=read, write=out.append) == 130
+    assert "interrupted: the hand stops here" in "\n".join(out)
+    rec = record.load(next(tmp_path.glob("*.json")))
+    assert rec["result"]["over"] is False and rec["actions"]  # the hand as it stood
+    assert record.replay(rec).history  # and it replays
+
+
+def test_input_that_is_not_utf8_is_a_typo_not_a_traceback(tmp_path):
+    """Issue 22 (6): bytes the UTF-8 locale cannot decode raised UnicodeDecodeError (traceback, no record)."""
+    import os
+
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": ""}
+    r = subprocess.run([sys.executable, "-m", "agents.play", "--save-dir", str(tmp_path)],
+                       input=b"\xff\xfe\nquit\n", capture_output=True, timeout=120, env=env)
+    out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 0 and "Traceback" not in err, err
+    assert "is no bid" in out and "you quit" in out and "record saved" in out
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    out = []
+    lines = iter([None, "quit"])  # a read function that raises as input() does on such bytes
+
+    def read(prompt):
+        line = next(lines)
+        if line is None:
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        return line
+    assert main(["--save-dir", str(tmp_path / "b")], read=read, write=out.append) == 0
+    assert "not utf-8 text: type it again" in "\n".join(out)
+
+
+def test_bad_seed_and_save_dir_are_refused_before_the_hand(tmp_path, capsys, monkeypatch):
+    """Issue 22 (7): --seed -1 and a --save-dir that is a file were tracebacks; a read-only
+    --save-dir was found only after the hand was played (the record lost)."""
+    import errno
+    import tempfile
+
+    def never(prompt):
+        raise AssertionError("asked to play before the options were checked")
+    (tmp_path / "afile").write_text("x")
+    for argv, msg in ((["--seed", "-1"], "--seed must be 0 or more, got -1"),
+                      (["--save-dir", str(tmp_path / "afile")], "it is a file"),
+                      (["--save-dir", str(tmp_path / "afile" / "d")], "is a file, so no folder")):
+        with pytest.raises(SystemExit) as e:
+            main(argv, read=never, write=print)
+        assert e.value.code == 2 and msg in capsys.readouterr().err
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    with pytest.raises(SystemExit) as e:
+        main(["--save-dir", str(tmp_path / "ro")], read=never, write=print)
+    assert e.value.code == 2 and "Read-only file system" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_record_that_cannot_be_saved_is_one_error_line(tmp_path, monkeypatch):
+    """A disk that fills during play: one error line saying what is intact, no partial record."""
+    import builtins
+    import errno
+
+    from ddz_env import files
+
+    real_open = builtins.open
+    saved = []
+
+    def fills(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            saved.append(path)
+            if len(saved) > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, mode, *args, **kwargs)
+    monkeypatch.setattr(files, "open", fills, raising=False)
+    p = Person()
+    rc = main(["--vs", "rule", "--seed", "3", "--deals", "3", "--save-dir", str(tmp_path)], read=p.read, write=p.write)
+    errors = [x for x in p.out if x.startswith("error:")]
+    assert rc == 1 and len(errors) == 1
+    assert "record of hand 2" in errors[0] and "No space left on device" in errors[0]
+    assert f"the records of hands 1-1 in {tmp_path} are intact" in errors[0]
+    assert [x.name for x in tmp_path.iterdir()] == ["hand-seed3-deal0-seat0.json"]
+    assert record.load(tmp_path / "hand-seed3-deal0-seat0.json")["result"]["over"]
+    assert not any("=== hand 3" in x for x in p.out)  # it stops there

@@ -110,3 +110,96 @@ def test_save_writes_nothing_for_a_malformed_record(tmp_path):
     with pytest.raises(RecordError):
         record.save({"format": "ddz-hand"}, p)
     assert not p.exists()
+
+
+def test_load_refuses_text_that_is_not_utf8_or_nested_too_deep(tmp_path):
+    """Issue 22 (9): a non-UTF-8 file or JSON nested 100,000 deep is a RecordError, not
+    UnicodeDecodeError / RecursionError, and the message names the file."""
+    p = tmp_path / "x.json"
+    for data, match in [(b'{"format": "ddz-hand", "players": ["\xff\xfe"]}', "not UTF-8"),
+                        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                        (b"[" * 40 + b"]" * 40, "nested 40 levels"),
+                        (b'{"format": "ddz-hand", "version": 1, "meta": ' + b"[" * 40 + b"]" * 40 + b"}",
+                         "nested 41 levels")]:
+        p.write_bytes(data)
+        with pytest.raises(RecordError, match=match) as e:
+            record.load(p)
+        assert str(p) in str(e.value)
+        with pytest.raises(RecordError, match=match):
+            record.parse(data)
+
+
+def test_a_saved_record_with_deep_meta_still_loads(tmp_path):
+    rec = record.record_of(_random_hand(2), meta={"a": {"b": [[1, 2], {"c": [3]}]}})
+    record.save(rec, tmp_path / "h.json")
+    assert record.load(tmp_path / "h.json")["meta"] == rec["meta"]
+
+
+@pytest.mark.parametrize("result", ["over", 5, True, [1], ["over"]])
+def test_a_result_of_the_wrong_type_is_refused(result):
+    """Issue 22 (10): a result that is no object was a TypeError ("over", 5, true) or compared
+    nothing ([1]); now RecordError from replay and positions alike."""
+    rec = record.record_of(_random_hand(1))
+    rec["result"] = result
+    with pytest.raises(RecordError, match="'result' must be null or an object"):
+        record.replay(rec)
+    with pytest.raises(RecordError, match="'result' must be null or an object"):
+        list(record.positions(rec))
+    rec["result"] = None  # no result: nothing to compare
+    assert record.replay(rec).is_over
+
+
+@pytest.mark.parametrize("players", [["a", "b"], ["a", "b", 3], "abc", {"0": "a"}, ["a", None, "c"]])
+def test_players_must_be_three_names(players):
+    rec = record.record_of(_random_hand(1))
+    rec["players"] = players
+    with pytest.raises(RecordError, match="'players' must be null or a list of 3 names"):
+        list(record.positions(rec))
+
+
+def _failing_open(real_open, after: int):
+    """``open`` whose files, opened for writing, take ``after`` characters and then fail as a full disk."""
+    import errno
+
+    def fake(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        if "w" not in mode:
+            return f
+        write = f.write
+
+        def limited(text):
+            write(text[:after])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        f.write = limited
+        return f
+    return fake
+
+
+def test_save_is_whole_or_nothing_on_a_full_disk(tmp_path, monkeypatch):
+    """A write that fails half way (a full disk) leaves the previous record as it was and no
+    temporary file; before, records were written in place and left truncated."""
+    import builtins
+
+    from ddz_env import files
+
+    p = tmp_path / "h.json"
+    first = record.record_of(_random_hand(1))
+    record.save(first, p)
+    before = p.read_bytes()
+    monkeypatch.setattr(files, "open", _failing_open(builtins.open, 100), raising=False)
+    monkeypatch.setattr(record, "open", _failing_open(builtins.open, 100), raising=False)
+    with pytest.raises(OSError, match="No space left"):
+        record.save(record.record_of(_random_hand(2)), p)
+    assert p.read_bytes() == before
+    with pytest.raises(OSError):
+        record.save(first, tmp_path / "new.json")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["h.json"]  # no partial file, no temporary one
+
+
+def test_save_replaces_a_record_whole(tmp_path):
+    p = tmp_path / "h.json"
+    record.save(record.record_of(_random_hand(1)), p)
+    rec = record.record_of(_random_hand(2))
+    record.save(rec, p)
+    assert record.load(p) == json.loads(json.dumps(rec))
+    assert [x.name for x in tmp_path.iterdir()] == ["h.json"]

@@ -125,3 +125,92 @@ def test_watch_replay_and_saved_records(server):
 
 def test_binds_localhost_by_default():
     assert parse_args([]).host == "127.0.0.1"
+
+
+# ---------------------------------------------------------------------------- issue 22: names, errors
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """A server started in a working folder whose neighbours a client might name: ``../checkpoint.pt``
+    (a real rule checkpoint when torch is there), a ``notes`` file, a ``runs`` folder; its
+    --replays folder holds a non-UTF-8 record and a 100,000-deep JSON array."""
+    import os
+
+    root = tmp_path_factory.mktemp("hostile")
+    work = root / "work"
+    (work / "runs").mkdir(parents=True)
+    (work / "notes").write_text("not a checkpoint")
+    replays = work / "replays"
+    replays.mkdir()
+    (replays / "latin1.json").write_bytes('{"format": "ddz-hand", "players": ["Jos\xe9"]}'.encode("latin-1"))
+    (replays / "deep.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    try:
+        import agents
+
+        agents.save_checkpoint(root / "checkpoint.pt", "rule")
+    except ImportError:  # no torch: the names are still refused the same way
+        pass
+    cwd = os.getcwd()
+    os.chdir(work)
+    s = Server(replays)
+    yield s, root
+    s.stop()
+    os.chdir(cwd)
+
+
+def test_games_seat_registered_names_only_and_never_open_a_file(hostile):
+    """Issue 22 (3): {"vs": ".."} loaded ../checkpoint.pt, {"vs": "notes"} ran torch.load on ./notes,
+    /api/watch the same; the error texts told a folder from a file. Now every unknown name gets
+    the same 400, whatever exists under that name on the server."""
+    server, root = hostile
+    texts = {}
+    for name in ("..", "notes", "runs", "nothing", "../checkpoint.pt", str(root / "checkpoint.pt"), "./notes"):
+        for path, body in (("/api/games", {"vs": name}), ("/api/games", {"vs": ["rule", name]}),
+                           ("/api/watch", {"players": ["rule", name, "rule"]})):
+            status, r = server.call("POST", path, body)
+            assert status == 400, (name, path, r)
+            texts.setdefault(r["error"].replace(repr(name), "NAME"), []).append(name)
+    assert len(texts) == 1, texts  # one text for all: nothing tells what the server holds
+    from agents import registered
+
+    # (other test modules register names of their own in this process: the list is the live one)
+    assert f"the page seats the registered agents only ({', '.join(registered())})" in next(iter(texts))
+    status, r = server.call("POST", "/api/games", {"vs": "rule"})  # a registered name still plays
+    assert status == 200 and r["view"]["players"][1:] == ["rule", "rule"]
+
+
+def test_every_bad_request_is_a_json_4xx_that_shows_no_server_path(hostile):
+    """Issue 22 (8): a negative seed, a non-UTF-8 record in --replays and a 100,000-deep JSON array
+    (from the folder or posted) were plain-text 500s."""
+    server, root = hostile
+    deep = b"[" * 100_000 + b"]" * 100_000
+    cases = [
+        ("POST", "/api/games", {"seed": -1}, None, 400, "seed"),
+        ("POST", "/api/watch", {"seed": -1}, None, 400, "seed"),
+        ("POST", "/api/games", {"sead": 3}, None, 400, "sead"),
+        ("GET", "/api/replays/latin1.json", None, None, 400, "not UTF-8"),
+        ("GET", "/api/replays/deep.json", None, None, 400, "nested too deeply"),
+        ("POST", "/api/replay", None, deep, 400, "nested too deeply"),
+        ("POST", "/api/replay", None, b"\xff\xfe", 400, "not UTF-8"),
+        ("POST", "/api/replay", None, b" " * (2 << 20), 413, "over the limit"),
+        ("POST", "/api/games", None, deep, 400, "error"),
+        ("GET", "/api/replays/a%00b.json", None, None, 400, "bad record name"),
+        ("GET", "/api/replays/missing.json", None, None, 404, "no record 'missing.json'"),
+        ("GET", "/api/nowhere", None, None, 404, "Not Found"),
+        ("DELETE", "/api/games", None, None, 405, "Method Not Allowed"),
+    ]
+    for method, path, body, raw, want, text in cases:
+        status, r = server.call(method, path, body, raw=raw)
+        assert status == want and set(r) == {"error"} and text in r["error"], (path, status, r)
+        assert str(root) not in r["error"] and "/tmp" not in r["error"], r
+    status, r = server.call("GET", "/api/replays")
+    assert status == 200 and r["dir"] == "replays" and str(root) not in str(r)
+
+
+def test_replays_that_is_no_folder_is_refused_at_start(tmp_path, capsys):
+    from agents.web.server import main
+
+    (tmp_path / "f.json").write_text("{}")
+    for bad in (tmp_path / "f.json", tmp_path / "missing"):
+        assert main(["--replays", str(bad), "--port", "0"]) == 2
+        err = capsys.readouterr().err
+        assert "is not a folder" in err and err.count("error:") == 1

@@ -33,10 +33,11 @@ import shlex
 import sys
 import time
 
+from ddz_env.files import folder_problem, write_failure, write_text
 from ddz_env.rules import Rules
 
 from agents.arena import AgentError
-from agents.evaluation import MODES, evaluate
+from agents.evaluation import MODES, ReplayWriteError, evaluate
 
 
 def _pct(x) -> str:
@@ -133,10 +134,13 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
             p.error(f"--out {a.out!r} is a directory; give a file path")
         if not os.path.isdir(out_dir):
             p.error(f"--out {a.out!r}: folder {out_dir!r} does not exist")
-        if not os.access(out_dir, os.W_OK):
-            p.error(f"--out {a.out!r}: folder {out_dir!r} is not writable")
-    if a.save_replays and os.path.exists(a.save_replays) and not os.path.isdir(a.save_replays):
-        p.error(f"--save-replays {a.save_replays!r} is a file; give a folder")
+        problem = folder_problem(out_dir)
+        if problem is not None:
+            p.error(f"--out {a.out!r}: folder {out_dir!r}: {problem}")
+    if a.save_replays:
+        problem = folder_problem(a.save_replays)
+        if problem is not None:
+            p.error(f"--save-replays {a.save_replays!r}: {problem}; give a folder that can be written")
     try:
         Rules.of(a.rules)
     except (TypeError, ValueError) as e:
@@ -153,31 +157,57 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
             print(f"before the error, {partial['deals']} deals were played in every seating:", file=sys.stderr)
             print(format_table(partial), file=sys.stderr)
         if a.out:
-            _write_json(a.out, {"error": str(e), "completed_hands": int(len(e.records)), "partial": partial})
-            print(f"wrote {a.out} (the error and the partial results)", file=sys.stderr)
+            try:
+                _write_json(a.out, {"error": str(e), "completed_hands": int(len(e.records)), "partial": partial})
+            except OSError as w:
+                print(f"{p.prog}: error: writing --out {a.out} failed ({write_failure(w)}): {a.out} was left as "
+                      f"it was", file=sys.stderr)
+            else:
+                print(f"wrote {a.out} (the error and the partial results)", file=sys.stderr)
         return 1
+    except ReplayWriteError as e:  # every hand was played: the figures are complete and shown
+        res, replay_error = e.result, str(e)
     except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
+    except RuntimeError as e:  # a worker process died
+        print(f"{p.prog}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        kept = (f"; the hand records already in {a.save_replays} are complete, each one" if a.save_replays else "")
+        print(f"\n{p.prog}: interrupted: no figures{kept}", file=sys.stderr)
+        return 130
+    else:
+        replay_error = None
     dt = time.perf_counter() - t0
     res["elapsed_s"] = round(dt, 3)
     res["command"] = f"{p.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
+    if replay_error is not None:
+        res["replay_error"] = replay_error
     print(format_table(res))
     print(f"{res['hands']} hands in {dt:.1f} s ({res['hands'] / dt:,.0f} hands/s, {a.workers} worker(s))")
+    failed = False
     if a.out:
-        _write_json(a.out, res)
-        print(f"wrote {a.out}")
-    if a.save_replays:
+        try:
+            _write_json(a.out, res)
+        except OSError as e:
+            print(f"{p.prog}: error: writing --out {a.out} failed ({write_failure(e)}): the figures above are "
+                  f"complete; {a.out} was left as it was (write them elsewhere with --out)", file=sys.stderr)
+            failed = True
+        else:
+            print(f"wrote {a.out}")
+    if replay_error is not None:
+        print(f"{p.prog}: error: --save-replays: {replay_error}; the figures above are complete: free space (or "
+              f"choose another folder) and run again to save every record", file=sys.stderr)
+        failed = True
+    elif a.save_replays:
         print(f"saved {res['hands']} hand records in {a.save_replays}")
-    return 0
+    return 1 if failed else 0
 
 
 def _write_json(path: str, data: dict) -> None:
     """Write ``data`` to ``path`` through a temporary file (a failed write leaves no half file)."""
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
+    write_text(path, json.dumps(data, indent=1))
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
               file=sys.stderr)
         return 2
     try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
+        from agents.dmc.checkpoint import CheckpointWriteError
         from agents.dmc.trainer import load_checkpoint, train
     except ImportError as e:
         print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
@@ -69,13 +70,37 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
     except (ValueError, FileNotFoundError) as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
+    from ddz_env.files import folder_problem, write_failure
+
+    problem = folder_problem(run_dir)  # a read-only disk is said now, not as a traceback after the start-up
+    if problem is not None:
+        print(f"{name}: error: run folder {run_dir}: {problem}; give a writable --run-dir", file=sys.stderr)
+        return 2
     logging.getLogger("dmc").info("run folder %s", run_dir)
     try:
         train(cfg, run_dir, resume=ck, progress=not args.no_progress)
     except ValueError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
+    except CheckpointWriteError as e:  # says itself what is intact and how to resume
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # log.csv, eval.csv, config.yaml or the learning curve (each written whole or appended)
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"{name}: error: writing the run folder {run_dir} failed{where}: {write_failure(e)}; "
+              f"{_resume_hint(run_dir)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\n{name}: interrupted; {_resume_hint(run_dir)}", file=sys.stderr)
+        return 130
     return 0
+
+
+def _resume_hint(run_dir: Path) -> str:
+    """What is left to continue from, in the words of an error line."""
+    if (run_dir / "checkpoint.pt").is_file():
+        return f"the last checkpoint {run_dir / 'checkpoint.pt'} is intact: continue with --resume {run_dir}"
+    return "no checkpoint was written yet: start the run again"
 
 
 if __name__ == "__main__":

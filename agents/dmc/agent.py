@@ -12,7 +12,7 @@ import torch
 
 from ..base import BatchAgent, Decisions
 from .model import BIDDING_NET, OBS_CELLS, DMCModel
-from .checkpoint import load_checkpoint
+from .checkpoint import check_checkpoint, load_checkpoint
 
 _PLAY = 3  # the status plane's play phase
 
@@ -35,10 +35,8 @@ class DMCAgent(BatchAgent):
 
         FileNotFoundError for a missing path; ValueError for a corrupt or non-DMC file.
         """
-        if isinstance(path, dict):
-            ck = path
-            if ck.get("agent") != "dmc" or "model" not in ck or "model_kwargs" not in ck:
-                raise ValueError("not a DMC checkpoint dict")
+        if isinstance(path, dict):  # (agents.load reads the file, then hands its dict here)
+            ck = check_checkpoint(path, "checkpoint dict")
             name = "dmc"
         else:
             ck = load_checkpoint(path)

@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from ddz_env.files import write_binary, write_failure
+
 from .config import NET_NAMES, TrainConfig
 from .model import DMCModel
 
@@ -38,10 +40,33 @@ def checkpoint_dict(cfg: TrainConfig, model: DMCModel, optimizer, frames: int, u
     }
 
 
-def save_checkpoint(ck: dict[str, Any], path: Path) -> None:
-    tmp = path.with_suffix(".tmp")
-    torch.save(ck, tmp)
-    os.replace(tmp, path)
+class CheckpointWriteError(OSError):
+    """A checkpoint could not be written (a full disk, a read-only folder). Nothing was replaced:
+    the file at its path, if any, is the previous checkpoint, intact; the message says how to resume."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def save_checkpoint(ck: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write ``ck`` to ``path`` whole or not at all (a temporary file beside it, then ``os.replace``).
+
+    On failure the temporary file is removed and :class:`CheckpointWriteError` says why (the
+    disk's own words: ``write_binary`` keeps the ``OSError`` that ``torch.save`` reports as
+    ``[enforce fail at inline_container.cc] unexpected pos``), that the previous checkpoint is
+    intact and how to continue."""
+    path = Path(path)
+    existed = path.is_file()
+    try:
+        write_binary(path, lambda f: torch.save(ck, f))
+    except (OSError, RuntimeError) as e:
+        kept = (f"{path} still holds the previous checkpoint, intact" if existed
+                else f"no file was left at {path}")
+        if (path.parent / "checkpoint.pt").is_file():
+            how = f"free space (or make the folder writable), then continue with --resume {path.parent}"
+        else:
+            how = "no checkpoint of this run was written yet: free space (or make the folder writable) and start again"
+        raise CheckpointWriteError(f"could not write checkpoint {path} ({write_failure(e)}): {kept}; {how}") from None
 
 
 def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[str, Any]:
@@ -55,15 +80,21 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
         ck = torch.load(p, map_location=map_location, weights_only=True)
     except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
         raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
+    return check_checkpoint(ck, str(p))
+
+
+def check_checkpoint(ck: Any, where: str = "checkpoint") -> dict[str, Any]:
+    """``ck`` if it is a DMC checkpoint of the format this code reads, else ``ValueError`` naming
+    ``where`` (a file) and what is wrong. ``--resume`` and ``agents.load`` both check with it."""
     if not isinstance(ck, dict) or ck.get("agent") != "dmc":
-        raise ValueError(f"{p}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
+        raise ValueError(f"{where}: not a DMC checkpoint (no 'agent': 'dmc' entry)")
     if ck.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{p}: unsupported DMC checkpoint format {ck.get('format_version')!r}")
+        raise ValueError(f"{where}: unsupported DMC checkpoint format {ck.get('format_version')!r} (this version "
+                         f"of ddz-env reads format {FORMAT_VERSION})")
     for key in ("config", "model", "model_kwargs"):
         if key not in ck:
-            raise ValueError(f"{p}: DMC checkpoint without {key!r}")
+            raise ValueError(f"{where}: DMC checkpoint without {key!r}")
     return ck
 
 
-
-__all__ = ["FORMAT_VERSION", "checkpoint_dict", "save_checkpoint", "load_checkpoint"]
+__all__ = ["FORMAT_VERSION", "CheckpointWriteError", "checkpoint_dict", "save_checkpoint", "load_checkpoint", "check_checkpoint"]

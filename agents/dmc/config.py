@@ -434,7 +434,10 @@ def resume_config(saved: dict[str, Any], overrides: list[str] | dict[str, Any] |
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    Path(path).write_text(_yaml().safe_dump(cfg.to_dict(), sort_keys=False))
+    """Write ``config.yaml`` whole or not at all (a resumed run rewrites it: a full disk must not truncate it)."""
+    from ddz_env.files import write_text
+
+    write_text(path, _yaml().safe_dump(cfg.to_dict(), sort_keys=False))
 
 
 __all__ = ["did_you_mean", "TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",

@@ -19,6 +19,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ddz_env.files import replacing
+
 log = logging.getLogger("dmc")
 EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
                "wp_farmer", "landlord_share", "bid_pass", "bid_1", "bid_2", "bid_3", "double_rate",
@@ -53,7 +55,7 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
               replay_deals: int = 0) -> list[dict[str, Any]]:
     """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker.
     With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
-    from agents.evaluation import evaluate
+    from agents.evaluation import ReplayWriteError, evaluate
 
     from .agent import DMCAgent
     from .model import DMCModel
@@ -70,8 +72,12 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
             where = None
             if replay_root is not None and replay_deals > 0:
                 where = os.path.join(replay_root, f"{frames:012d}-{os.path.basename(opp)}-{mode}")
-            res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, rules=rules, replay_dir=where,
-                           replay_deals=replay_deals if where else None)
+            try:
+                res = evaluate(agent, opp, deals=deals, seed=seed, mode=mode, rules=rules, replay_dir=where,
+                               replay_deals=replay_deals if where else None)
+            except ReplayWriteError as e:  # (a full disk) the figures are complete: keep them, say what is missing
+                log.warning("evaluation at %d frames: %s", frames, e)
+                res = e.result
             a = res["A"]
             lo, hi = a["score_ci95"]
             row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals,
@@ -104,12 +110,14 @@ class TrainingEvaluator:
         self.run_dir = Path(run_dir)
         self.path = Path(run_dir) / "eval.csv"
         rows = read_rows(self.path) if resume_frames is not None else []
-        # a resumed run continues from its checkpoint: rows written after it are dropped
-        rows = [r for r in rows if resume_frames is not None and int(r["frames"]) <= resume_frames]
-        with open(self.path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-            w.writeheader()
-            w.writerows(rows)
+        # a resumed run continues from its checkpoint: rows written after it (or cut short) are dropped
+        rows = [r for r in rows if resume_frames is not None and str(r.get("frames", "")).isdigit()
+                and int(r["frames"]) <= resume_frames]
+        with replacing(self.path) as tmp:  # (a full disk leaves the old eval.csv, not half of it)
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+                w.writeheader()
+                w.writerows(rows)
         self.pending: list[Future] = []
         self.last_frames: int | None = None  # frames of the last submitted evaluation
         self.pool: ProcessPoolExecutor | None = None
@@ -121,18 +129,30 @@ class TrainingEvaluator:
         except Exception:  # noqa: BLE001 - TensorBoard is optional (no tensorboard package: no event files)
             self.tb = None
 
-    def submit(self, model, frames: int, elapsed: float) -> None:
+    def _new_pool(self) -> ProcessPoolExecutor:
         import multiprocessing as mp
 
+        return ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                   initargs=(os.getpid(),))
+
+    def submit(self, model, frames: int, elapsed: float) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-                                            initargs=(os.getpid(),))
+            self.pool = self._new_pool()
         self.last_frames = frames
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         c = self.cfg
-        self.pending.append(self.pool.submit(eval_rows, model.kwargs, state, frames, elapsed,
-                                             list(c.eval_opponents), c.eval_deals, c.eval_seed, c.rules,
-                                             str(self.run_dir / "replays"), c.eval_replays))
+        args = (eval_rows, model.kwargs, state, frames, elapsed, list(c.eval_opponents), c.eval_deals, c.eval_seed,
+                c.rules, str(self.run_dir / "replays"), c.eval_replays)
+        try:
+            fut = self.pool.submit(*args)
+        except BrokenProcessPool:  # the worker died (killed, out of memory): a fresh one, as Ray replaces an actor
+            log.warning("the evaluation process died; starting a new one (the evaluations in flight are lost)")
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool()
+            fut = self.pool.submit(*args)
+        self.pending.append(fut)
 
     def poll(self, wait: bool = False) -> list[dict[str, Any]]:
         """Write the rows of finished evaluations (all of them with ``wait``); returns them."""

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import torch
 
+from ddz_env.files import write_binary, write_text
+
 from .checkpoint import load_checkpoint
 
 KEEP = ("agent", "format_version", "config", "model_kwargs", "net_names", "model", "frames", "updates", "elapsed")
@@ -52,7 +54,7 @@ def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = ()
     out = {k: ck[k] for k in KEEP if k in ck}
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(out, dst)
+    write_binary(dst, lambda f: torch.save(out, f))  # whole or not at all
     results = []
     for path in evals:
         with open(path) as f:
@@ -64,7 +66,7 @@ def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = ()
             "updates": int(ck.get("updates", 0)), "train_wall_seconds": round(float(ck.get("elapsed", 0.0)), 1),
             "machine": machine(), "git_commit": git_commit(), "config": ck["config"], "evaluations": results,
             "note": note}
-    dst.with_suffix(".json").write_text(json.dumps(prov, indent=1) + "\n")
+    write_text(dst.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
     return prov
 
 

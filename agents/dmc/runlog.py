@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ddz_env.files import replacing
+
 from .config import NET_NAMES, POSITIONS
 from .evaluator import read_rows
 from .experience import Stats
@@ -31,6 +33,14 @@ _NOT_SCALARS = ("time_s", "frames")
 
 
 # ---------------------------------------------------------------------------------------------- logging
+def _frames(row: dict) -> int | None:
+    """A CSV row's frames, or None for a row cut short (the disk filled while it was written)."""
+    try:
+        return int(row["frames"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 class RunLog:
     """CSV rows of frames, fps, mean loss per network and mean score per position.
 
@@ -57,12 +67,16 @@ class RunLog:
         kept = []
         if resume_frames is not None and path.exists():
             with open(path, newline="") as f:
-                kept = [r for r in csv.DictReader(f) if int(r["frames"]) <= resume_frames]
-        self.file = open(path, "w", newline="")
+                kept = [r for r in csv.DictReader(f) if _frames(r) is not None and _frames(r) <= resume_frames]
+        # the kept rows go through a temporary file (a full disk leaves the old log, not half of it);
+        # the rows of this session are appended to it
+        with replacing(path) as tmp:
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
+                w.writeheader()
+                w.writerows(kept)
+        self.file = open(path, "a", newline="")
         self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS, extrasaction="ignore")
-        self.writer.writeheader()
-        self.writer.writerows(kept)
-        self.file.flush()
         frames = resume_frames or 0
         self.last_frames = int(kept[-1]["frames"]) if kept else None  # frames of the last row written
         self.next_frames = self._next(frames)
@@ -222,7 +236,8 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     ax4.legend(fontsize=8)
     fig.suptitle(png_path.parent.name)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    with replacing(png_path) as tmp:  # (a full disk leaves the previous picture, not half of one)
+        fig.savefig(tmp, dpi=100, format="png")
     plt.close(fig)
     return True
 

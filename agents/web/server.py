@@ -24,11 +24,15 @@ checkpoint, a run folder, ``douzero:DIR``, e.g. ``--agent douzero=douzero:baseli
 A request never names a file or a folder.
 
 Errors are ``{"error": "..."}`` with status 400 (bad request, illegal move, unknown agent,
-malformed record), 404 (unknown game or file) or 409; a refused move leaves the game as it was.
+malformed record), 404 (unknown game, file or route), 405, 409 or 413 (a record over
+``MAX_RECORD_BYTES``); a refused move leaves the game as it was. A failure of the server itself
+is ``{"error": ...}`` with 500, never a plain-text page. No error text shows the server's files
+or folders.
 """
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import sys
 import threading
@@ -40,10 +44,11 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ddz_env.game import IllegalActionError
-from ddz_env.record import RecordError, load as load_record, positions
+from ddz_env.record import RecordError, parse as parse_record, positions
 from ddz_env.rules import Rules
 
 from ..loader import load, registered
@@ -51,29 +56,42 @@ from ..match import Match, seat_view
 
 STATIC = Path(__file__).parent / "static"
 MAX_GAMES = 256  # games kept in memory; the oldest is dropped first
+#: a hand record's size limit (one is 2-4 KB; evaluate.py --save-replays writes them with indent 1)
+MAX_RECORD_BYTES = 1 << 20
+MAX_ERROR_CHARS = 1000  # an error text's length limit
+log = logging.getLogger("agents.web")
 
 
 class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt key ("sead") is a 400, not a silent default
     seat: int = Field(0, ge=0, le=2)
     vs: Union[str, list[str]] = "rule"
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     deal: int = Field(0, ge=0)
     rules: str = "rulebook"
 
 
 class Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     action: Union[int, str]
 
 
 class Watch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     players: list[str] = Field(default_factory=lambda: ["rule", "rule", "rule"], min_length=3, max_length=3)
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     deal: int = Field(0, ge=0)
     rules: str = "rulebook"
 
 
 def _error(status: int, message: str) -> HTTPException:
     return HTTPException(status_code=status, detail=message)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters: errors quote what the client sent, not all of it."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"
 
 
 def _rules(spec: str) -> Rules:
@@ -113,9 +131,17 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             raise ValueError(f"--agent {name}={spec}: {e}") from None
     replays = Path(replay_dir) if replay_dir is not None else None
 
-    @app.exception_handler(HTTPException)
-    async def _http_error(request: Request, exc: HTTPException):
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+    @app.exception_handler(StarletteHTTPException)  # (also FastAPI's, and the router's 404 / 405)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        text = str(exc.detail)
+        if len(text) > MAX_ERROR_CHARS:  # (an error may quote what the client sent: not 100 KB of it)
+            text = text[:MAX_ERROR_CHARS] + "..."
+        return JSONResponse({"error": text}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _server_error(request: Request, exc: Exception):  # a bug: logged here, never shown to the client
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"error": "internal server error (the server's log has the details)"}, status_code=500)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError):
@@ -125,17 +151,20 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         return JSONResponse({"error": f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}"}, status_code=400)
 
     def agent(spec: str):
-        if not isinstance(spec, str) or not spec:
-            raise _error(400, f"an agent is a name, got {spec!r}")
-        if spec not in names():  # names only: never a path or a folder from a request
-            raise _error(400, f"unknown agent {spec!r}: the page seats these agents only ({', '.join(names())})")
+        # a registered name or nothing: anything else would reach load(), which opens files by path
+        # (a client's "..", "notes" or "/etc/x" is a file of the server's, and its errors tell folders apart)
+        if not isinstance(spec, str) or spec not in names():
+            raise _error(400, f"unknown agent {_short(spec)}: the page seats the registered agents only "
+                              f"({', '.join(names())})")
         if spec == "random":  # per-stream state: a fresh one per game
             return load(spec)
         if spec not in cache:
             try:
                 cache[spec] = load(extra.get(spec, spec))
-            except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
-                raise _error(400, str(e)) from None
+            except Exception as e:  # noqa: BLE001 - the server's own setup (no torch, a missing file): logged
+                log.error("agent %r cannot be loaded: %s: %s", spec, type(e).__name__, e)
+                raise _error(500, f"agent {spec!r} cannot be played on this server ({type(e).__name__}; the "
+                                  f"server's log has the details)") from None
         return cache[spec]
 
     def names() -> list[str]:
@@ -205,7 +234,7 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             try:
                 m.play(seat, req.action)
             except (IllegalActionError, ValueError, TypeError) as e:
-                raise _error(400, f"{req.action!r}: {e}") from None
+                raise _error(400, f"{_short(req.action)}: {e}") from None
             try:
                 m.advance()
             except RuntimeError as e:
@@ -232,35 +261,53 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
                 raise _error(500, str(e)) from None
         return spectate(m.record())
 
+    def parsed(data: bytes) -> dict:
+        """A record from bytes (a body or a file): 413 over the size limit, 400 for anything else wrong
+        (not UTF-8, not JSON, nested deeper than a record, not a hand record)."""
+        if len(data) > MAX_RECORD_BYTES:
+            raise _error(413, f"bad hand record: {len(data):,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
+        try:
+            return parse_record(data)
+        except RecordError as e:
+            raise _error(400, f"bad hand record: {e}") from None
+
     @app.post("/api/replay")
     async def replay(request: Request):
-        try:
-            record = await request.json()
-        except ValueError:
-            raise _error(400, "bad hand record: the body is not JSON") from None
-        return spectate(record)
+        # the body is read to its end but kept only up to the limit: answering before the client has
+        # sent it all would reset the connection under it (a broken pipe) instead of giving this 413
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size <= MAX_RECORD_BYTES:
+                chunks.append(chunk)
+        if size > MAX_RECORD_BYTES:
+            raise _error(413, f"bad hand record: {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
+        return spectate(parsed(b"".join(chunks)))
 
     @app.get("/api/replays")
     def replay_list():
         if replays is None:
             return {"dir": None, "records": []}
-        files = sorted(p.name for p in replays.glob("*.json")) if replays.is_dir() else []
-        return {"dir": str(replays), "records": files}
+        files = sorted(p.name for p in replays.glob("*.json") if not p.name.startswith(".")) if replays.is_dir() else []
+        return {"dir": replays.name or ".", "records": files}  # the folder's name only: no server path travels
 
     @app.get("/api/replays/{name}")
     def replay_file(name: str):
         if replays is None:
             raise _error(404, "the server was started without --replays DIR")
-        if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".json"):
-            raise _error(400, f"bad record name {name!r}")
+        if (not name.endswith(".json") or name.startswith(".") or len(name) > 255
+                or any(c in name for c in "/\\\0")):
+            raise _error(400, f"bad record name {_short(name)}: a .json file name of the --replays folder")
         path = replays / name
-        if not path.is_file():
-            raise _error(404, f"no record {name!r} in {replays}")
         try:
-            record = load_record(path)
-        except RecordError as e:
-            raise _error(400, f"bad hand record: {e}") from None
-        return spectate(record)
+            with open(path, "rb") as f:
+                data = f.read(MAX_RECORD_BYTES + 1)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise _error(404, f"no record {name!r}") from None
+        except OSError as e:  # unreadable (permissions, I/O): logged with the path, not shown
+            log.error("cannot read %s: %s", path, e)
+            raise _error(404, f"record {name!r} cannot be read") from None
+        return spectate(parsed(data))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
@@ -297,6 +344,10 @@ def main(argv=None) -> int:
     import uvicorn
 
     args = parse_args(argv)
+    if args.replays is not None and not os.path.isdir(args.replays):  # said now, not as an empty Replays tab
+        print(f"ddz-web: error: --replays {args.replays!r} is not a folder (give the folder of hand records that "
+              f"evaluate.py --save-replays wrote)", file=sys.stderr)
+        return 2
     try:
         app = create_app(args.replays, agent_options(args.agent))
     except ValueError as e:

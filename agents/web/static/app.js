@@ -1,5 +1,7 @@
 // ddz-env web page: plain JS over the JSON API of agents/web/server.py. The server decides
 // everything (legality, secrecy, scores); this file only draws views and sends what is clicked.
+// Everything drawn from a response (names, records: records are shared files) is text: elements
+// are made with createElement and filled with textContent, never with innerHTML and data.
 "use strict";
 
 const SUITS = ["\u2660", "\u2665", "\u2663", "\u2666"]; // drawn for looks: ranks alone matter
@@ -24,6 +26,16 @@ async function api(method, path, body) {
 
 function message(text) { $("message").textContent = text || ""; }
 
+// an element with a class and children (strings become text nodes, never markup)
+function el(tag, cls, ...children) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  for (const c of children) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+function backs(n) { return Array.from({ length: Math.max(0, Number(n) || 0) }, () => el("span", "back")); }
+
 function cardEl(rank, nth, cls) {
   const d = document.createElement("div");
   d.className = "card" + (cls ? " " + cls : "");
@@ -31,12 +43,12 @@ function cardEl(rank, nth, cls) {
   if (rank === "B" || rank === "R") {
     d.classList.add("joker");
     if (rank === "R") d.classList.add("red");
-    d.innerHTML = `<span>JK</span><span class="suit">\u2605</span>`;
+    d.append(el("span", "", "JK"), el("span", "suit", "\u2605"));
     d.title = rank === "R" ? "red joker" : "black joker";
   } else {
     const suit = SUITS[nth % 4];
     if (suit === "\u2665" || suit === "\u2666") d.classList.add("red");
-    d.innerHTML = `<span>${SHOW[rank] || rank}</span><span class="suit">${suit}</span>`;
+    d.append(el("span", "", SHOW[rank] || rank), el("span", "suit", suit));
   }
   return d;
 }
@@ -65,10 +77,10 @@ function lastSaid(view) {
   return said;
 }
 
-function seatBox(el, view, s, me, said) {
-  el.innerHTML = "";
-  el.className = el.className.replace(/\bturn\b/g, "").trim();
-  if (view.to_act === s && !view.over) el.classList.add("turn");
+function seatBox(box, view, s, me, said) {
+  box.replaceChildren();
+  box.className = box.className.replace(/\bturn\b/g, "").trim();
+  if (view.to_act === s && !view.over) box.classList.add("turn");
   const name = document.createElement("div");
   name.className = "name";
   name.textContent = `seat ${s} · ${view.players[s]}`;
@@ -76,15 +88,15 @@ function seatBox(el, view, s, me, said) {
   if (role) { const b = document.createElement("span"); b.className = "badge " + role; b.textContent = role; name.appendChild(b); }
   if (view.doubled[s]) { const b = document.createElement("span"); b.className = "badge flag"; b.textContent = "doubled"; name.appendChild(b); }
   if (s === view.landlord && view.redoubled) { const b = document.createElement("span"); b.className = "badge flag"; b.textContent = "redoubled"; name.appendChild(b); }
-  el.appendChild(name);
+  box.appendChild(name);
   const count = document.createElement("div");
   count.className = "count";
   count.dataset.seat = s;
   count.textContent = `${view.cards_left[s]} cards left`;
-  el.appendChild(count);
+  box.appendChild(count);
   if (s !== me) {
-    if (view.hands[s] !== null) el.appendChild(cardsEl(view.hands[s], true));
-    else { const b = document.createElement("div"); b.className = "backs"; b.innerHTML = '<span class="back"></span>'.repeat(view.cards_left[s]); el.appendChild(b); }
+    if (view.hands[s] !== null) box.appendChild(cardsEl(view.hands[s], true));
+    else box.appendChild(el("div", "backs", ...backs(view.cards_left[s])));
   }
   const w = document.createElement("div");
   w.className = "said";
@@ -94,7 +106,7 @@ function seatBox(el, view, s, me, said) {
     if (a.phase === "PLAY" && isCards(a.name)) w.appendChild(cardsEl(a.name, true));
     else { const t = document.createElement("span"); t.className = "word"; t.textContent = a.name; w.appendChild(t); }
   }
-  el.appendChild(w);
+  box.appendChild(w);
 }
 
 function statusText(view, me) {
@@ -125,12 +137,12 @@ function draw(view, me) {
   mine.insertBefore(box, mine.querySelector(".said"));
   $("status").textContent = statusText(view, me);
   const bottom = $("bottom");
-  bottom.innerHTML = "";
+  bottom.replaceChildren();
   if (view.bottom !== null) bottom.appendChild(cardsEl(view.bottom, true));
-  else bottom.innerHTML = '<span class="back"></span><span class="back"></span><span class="back"></span>';
+  else bottom.append(...backs(3));
   $("stake").textContent = view.bid ? `stake: bid ${view.bid}` + (view.result ? "" : "") : "";
   const log = $("log");
-  log.innerHTML = "";
+  log.replaceChildren();
   view.history.forEach((h, i) => {
     const li = document.createElement("li");
     li.textContent = `seat ${h.seat}: ${h.name}`;
@@ -143,22 +155,25 @@ function draw(view, me) {
 
 function drawResult(view) {
   const box = $("result");
-  if (!view.over) { box.classList.add("hidden"); box.innerHTML = ""; delete box.dataset.scores; return; }
+  box.replaceChildren();
+  if (!view.over) { box.classList.add("hidden"); delete box.dataset.scores; return; }
   const r = view.result;
   box.classList.remove("hidden");
   box.dataset.scores = JSON.stringify(r.scores);
-  if (r.void) { box.innerHTML = "<b>Void hand</b>: all three passed the bid (R4); nobody scores."; return; }
-  const rows = [0, 1, 2].map((s) => {
-    const cls = r.scores[s] > 0 ? "win" : "loss";
+  if (r.void) { box.append(el("b", "", "Void hand"), ": all three passed the bid (R4); nobody scores."); return; }
+  const extra = [["bombs", r.bombs], ["rockets", r.rockets]].map(([k, v]) => `${k} ${v}`).join(", ")
+    + (r.spring ? ", spring" : "") + (r.anti_spring ? ", anti-spring" : "");
+  const table = el("table", "", el("tr", "", ...["seat", "role", "double", "multiplier", "score"].map((h) => el("th", "", h))));
+  for (const s of [0, 1, 2]) {
     const role = s === r.landlord ? "landlord" : "farmer";
     const dbl = s === r.landlord ? (r.redoubled ? "redoubled" : "") : (r.doubled[s] ? "doubled" : "");
     const exp = s === r.landlord ? "" : `2^${r.exponents[s]}`;
-    return `<tr><td>seat ${s} · ${view.players[s]}</td><td>${role}</td><td>${dbl}</td><td>${exp}</td><td class="${cls} score" data-seat="${s}">${r.scores[s] > 0 ? "+" : ""}${r.scores[s]}</td></tr>`;
-  }).join("");
-  const extra = [["bombs", r.bombs], ["rockets", r.rockets]].map(([k, v]) => `${k} ${v}`).join(", ")
-    + (r.spring ? ", spring" : "") + (r.anti_spring ? ", anti-spring" : "");
-  box.innerHTML = `<b>Score</b> (R19: a farmer scores bid × 2^n, the landlord the opposite of their sum): bid ${r.bid}, ${extra}
-    <table><tr><th>seat</th><th>role</th><th>double</th><th>multiplier</th><th>score</th></tr>${rows}</table>`;
+    const score = el("td", (r.scores[s] > 0 ? "win" : "loss") + " score", `${r.scores[s] > 0 ? "+" : ""}${r.scores[s]}`);
+    score.dataset.seat = s;
+    table.append(el("tr", "", el("td", "", `seat ${s} · ${view.players[s]}`), el("td", "", role), el("td", "", dbl),
+      el("td", "", exp), score));
+  }
+  box.append(el("b", "", "Score"), ` (R19: a farmer scores bid × 2^n, the landlord the opposite of their sum): bid ${r.bid}, ${extra}`, table);
 }
 
 function toggle(i) {
@@ -186,7 +201,7 @@ function drawPlay() {
   }
   $("btn-pass").disabled = !(turn && view.legal.includes("pass"));
   const legal = $("legal");
-  legal.innerHTML = "";
+  legal.replaceChildren();
   if (turn && view.phase === "PLAY") {
     const moves = view.legal.filter((x) => x !== "pass");
     const hint = document.createElement("span");
@@ -241,7 +256,7 @@ function openReplay(data) {
   game = null;
   selected = new Set();
   const meta = data.record.meta || {};
-  const seat = Number.isInteger(meta.human_seat) ? meta.human_seat : 0;
+  const seat = [0, 1, 2].includes(meta.human_seat) ? meta.human_seat : 0;
   replay = { record: data.record, positions: data.positions, k: 0, seat };
   $("controls").classList.add("hidden");
   $("replay-controls").classList.remove("hidden");
@@ -281,7 +296,7 @@ async function watch() {
 
 async function listReplays() {
   const sel = $("replay-list");
-  sel.innerHTML = "";
+  sel.replaceChildren();
   try {
     const r = await api("GET", "/api/replays");
     r.records.forEach((name) => { const o = document.createElement("option"); o.textContent = name; sel.appendChild(o); });

@@ -1,0 +1,140 @@
+"""Output files written whole or not at all, and output folders checked before the work that fills them.
+
+:func:`replacing` gives a temporary path beside the target; when the block ends cleanly the
+temporary file replaces the target (``os.replace``: atomic on POSIX and Windows), on any error
+(a full disk, a read-only folder, Ctrl-C) it is removed and the target is left as it was: a
+reader sees the old file or the new one, never a half-written one. :func:`folder_problem`
+says, before anything is written, why files could not be created in a folder.
+Only the standard library: the rules core depends on nothing else.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import tempfile
+from typing import Any, BinaryIO, Callable, Iterator
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[str]:
+    """A fresh temporary path in ``path``'s folder; it becomes ``path`` when the block ends without error.
+
+    The temporary name is unique (created with ``O_EXCL``), so two writers of one target never
+    write into the same temporary file; it starts with a dot, so listings of ``*.json`` skip it.
+    It is created with mode 0o666 less the umask, as ``open(path, "w")`` would create the target
+    (``tempfile.mkstemp``'s 0o600 would make every record private to its writer).
+    """
+    target = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(target))
+    tmp = _create_unique(folder, f".{name}.")
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _create_unique(folder: str, prefix: str) -> str:
+    """Create an empty file ``folder/prefix<random>.tmp`` that did not exist; its path."""
+    for _ in range(100):
+        tmp = os.path.join(folder, f"{prefix}{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"no free temporary name {prefix}*.tmp in {folder}")
+
+
+def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` through a temporary file (:func:`replacing`)."""
+    with replacing(path) as tmp:
+        with open(tmp, "w", encoding=encoding, newline="") as f:
+            f.write(text)
+
+
+def write_binary(path: str | os.PathLike, write: Callable[[BinaryIO], Any]) -> None:
+    """``write(f)`` into a temporary binary file that then replaces ``path`` (:func:`replacing`).
+
+    The first ``OSError`` a write into ``f`` raised is what fails the call, whatever ``write`` made
+    of it: ``torch.save`` swallows the writes' errors and fails at the end with ``[enforce fail at
+    inline_container.cc] unexpected pos``, so a full disk would otherwise read as a torch bug."""
+    with replacing(path) as tmp:
+        with open(tmp, "wb") as raw:
+            f = _FirstError(raw)
+            try:
+                write(f)
+            except Exception:
+                if f.error is not None:
+                    raise f.error from None
+                raise
+            if f.error is not None:
+                raise f.error
+
+
+class _FirstError:
+    """A binary file that remembers the first ``OSError`` of its ``write``s (and raises it as usual)."""
+
+    def __init__(self, raw: BinaryIO):
+        self.raw = raw
+        self.error: OSError | None = None
+
+    def write(self, data) -> int:
+        try:
+            return self.raw.write(data)
+        except OSError as e:
+            if self.error is None:
+                self.error = e
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def folder_problem(folder: str | os.PathLike) -> str | None:
+    """Why files cannot be written in ``folder`` (created first if missing), or ``None``; changes nothing.
+
+    A folder that does not exist yet is judged by the nearest folder above it that does (where it
+    would be created). Writability is tried for real, with a temporary file created and removed
+    at once: permission bits say nothing for root, nor for a read-only mount.
+    """
+    path = os.path.abspath(os.fspath(folder))
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "it is a file, not a folder"
+    probe = path
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        return f"{probe} is a file, so no folder can be made under it"
+    try:
+        fd, tmp = tempfile.mkstemp(dir=probe, prefix=".ddz-write-check-")
+    except OSError as e:
+        where = "it" if probe == path else f"{probe}, where it would be created,"
+        return f"{where} is not writable ({e.strerror or e})"
+    os.close(fd)
+    os.unlink(tmp)
+    return None
+
+
+def write_failure(e: BaseException) -> str:
+    """A short reason for a failed write: the OS's words (``No space left on device``), not a traceback.
+
+    ``torch.save`` reports a full disk as a ``RuntimeError`` from its C++ writer
+    (``[enforce fail at inline_container.cc:...] . unexpected pos ...``): it is named as such.
+    """
+    if isinstance(e, OSError):  # (its file name is the temporary one: the caller names the target)
+        return e.strerror or str(e) or type(e).__name__
+    text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    if "unexpected pos" in text or "inline_container" in text:
+        return "the file could not be written in full (is the disk full?)"
+    return f"{type(e).__name__}: {text}"
+
+
+__all__ = ["replacing", "write_text", "write_binary", "folder_problem", "write_failure"]
