@@ -177,7 +177,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
         for sp in specs:
             if sp not in cache:
                 cache[sp] = load(sp)
-    except (ValueError, FileNotFoundError, TypeError) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError) as e:  # ImportError: torch missing, the extra named
         write(f"error: {e}")
         return 2
     others = [(args.seat + 1) % 3, (args.seat + 2) % 3]
