@@ -300,7 +300,7 @@ def stake(game: Game, seat: int | None) -> dict[str, Any] | None:
         how = common + extra(seat)
         return {"value": each[seat], "how": how, "text": f"{how} = {each[seat]}"}
     per = [f"seat {f}{extra(f)} = {each[f]}" for f in farmers if doubled[f]]
-    detail = (f"{common} = {base} a farmer" if common != f"bid {g.bid}" else f"{common} a farmer") + "".join(
+    detail = (f"{common} = {base} per farmer" if common != f"bid {g.bid}" else f"{common} per farmer") + "".join(
         f"; {p}" for p in per)
     total = f"{each[farmers[0]]} + {each[farmers[1]]}"
     how = f"{detail}; {total}"
