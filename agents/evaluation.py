@@ -18,8 +18,9 @@ from __future__ import annotations
 import copy
 import itertools
 import os
+import re
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -47,6 +48,20 @@ def _resolve(spec: AgentSpec):
 
 def _label(spec: AgentSpec) -> str:
     return os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else repr(spec)
+
+
+def file_label(label: str, limit: int = 24) -> str:
+    """An agent's label as a short, file-system-safe part of a file name: ``rule``, ``pretrained``,
+    ``runs_x_model.pt`` (letters, digits, ``. + -``; anything else ``_``; the last ``limit`` characters)."""
+    safe = re.sub(r"[^A-Za-z0-9.+-]+", "_", label).strip("._") or "agent"
+    return safe[-limit:].lstrip("._") or "agent"
+
+
+def replay_name(index: int, labels: tuple[str, str], seats: Sequence[int]) -> str:
+    """The file name of a hand record: the deal, then who sat where, ``deal000042-A-rule-B-random-seats-ABA.json``
+    (``seats``: the agent, 0 for A and 1 for B, in seats 0, 1, 2)."""
+    pattern = "".join("AB"[k] for k in seats)
+    return f"deal{index:06d}-A-{file_label(labels[0])}-B-{file_label(labels[1])}-seats-{pattern}.json"
 
 
 def jobs_for(seed: int, start: int, stop: int, mode: str) -> list[Job]:
@@ -90,7 +105,8 @@ class ReplayWriteError(OSError):
 
 class ReplayWriter:
     """``on_history`` of :func:`~agents.arena.play_hands` that saves each hand as a hand record
-    (:mod:`ddz_env.record`) in ``folder``: ``deal000042-seating3.json``, the players named by label.
+    (:mod:`ddz_env.record`) in ``folder``, named by the deal and who sat where (:func:`replay_name`:
+    ``deal000042-A-rule-B-random-seats-BBA.json``), the players named by label.
 
     The hand is rebuilt on the scalar :class:`~ddz_env.game.Game` from its actions, and its scores
     must equal the batched env's: a mismatch raises (a rules bug, never seen). A record that cannot
@@ -123,7 +139,7 @@ class ReplayWriter:
         players = [("A: " if k == 0 else "B: ") + self.labels[k] for k in job.seats]
         rec = record_of(game, players, {"seed": self.seed, "deal": job.index, "seating": job.seating,
                                         "mode": self.mode})
-        name = f"deal{job.index:06d}-seating{job.seating}.json"
+        name = replay_name(job.index, self.labels, job.seats)
         try:
             save(rec, os.path.join(self.folder, name))
         except OSError as e:

@@ -27,6 +27,7 @@ from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
 from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, PASS, move_id
 from ddz_env.observation import observe_game
 from ddz_env.record import record_of
+from ddz_env.scoring import hand_scores
 
 from .arena import make_deal, seat_seed
 from .base import Decisions, as_batch_agent
@@ -34,6 +35,20 @@ from .base import Decisions, as_batch_agent
 ROLE_NAMES = {0: "landlord", 1: "farmer", 2: "farmer", -1: None}
 _YES = {"y", "yes", "double", "redouble", "d", "r"}
 _NO = {"n", "no", "no double", "no redouble", "pass", "p"}
+
+
+_SHOW = {"T": "10"}
+
+
+def spaced(cards: str | None) -> str:
+    """``"3TTB"`` as ``"3 10 10 B"``, the one card notation people read; ``"-"`` for none."""
+    return " ".join(_SHOW.get(c, c) for c in cards) if cards else "-"
+
+
+def said(action: int) -> str:
+    """An action as a person reads it: cards spaced with ``10`` for ten (``7 8 9 10 J``), else its name."""
+    name = action_to_string(action)
+    return spaced(name) if phase_of_action(action) == "PLAY" and name != "pass" else name
 
 
 def phase_of_action(action: int) -> str:
@@ -176,7 +191,7 @@ class Match:
             raise IllegalActionError(f"it is seat {g.current_player}'s turn, not seat {seat}'s")
         a = parse_action(action, g) if isinstance(action, str) else action
         if not g.is_legal(a):
-            name = action_to_string(a) if isinstance(a, (int, np.integer)) and 0 <= a < NUM_ACTIONS else repr(a)
+            name = said(a) if isinstance(a, (int, np.integer)) and 0 <= a < NUM_ACTIONS else repr(a)
             raise IllegalActionError(f"{name} is not legal now ({_why_illegal(g, a)})")
         g.step(a, seat=seat)
         return int(a)
@@ -235,7 +250,89 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
         "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
         "over": bool(over),
         "result": record_of(g)["result"] if over else None,
+        "stake": stake(g, seat),
+        "outcome": outcome(g, seat) if over else None,
     }
+
+
+def _known_doubles(game: Game, seat: int | None) -> np.ndarray:
+    """The doubles ``seat`` may know: all once revealed (or for a spectator), else only its own (R5)."""
+    if game.doubles_revealed or seat is None:
+        return game.doubled()
+    known = np.zeros(3, bool)
+    known[seat] = bool(game.double_choice[seat] == 1)
+    return known
+
+
+def _times(n: int, why: str) -> str:
+    return f" x {2 ** n} ({why})" if n else ""
+
+
+def stake(game: Game, seat: int | None) -> dict[str, Any] | None:
+    """What the hand is worth now, as ``seat`` may know it (R19 through :func:`~ddz_env.scoring.hand_scores`,
+    spelled out); ``None`` before there is a landlord and for a void hand.
+
+    ``value`` is a farmer's own stake, or for the landlord (and a spectator) the sum of the farmers';
+    ``how`` says how it is made (``bid 3 x 2 (1 bomb) x 2 (you doubled)``), ``text`` is ``how = value``.
+    Another farmer's double counts only once the doubles are revealed (R5).
+    """
+    g = game
+    if g.landlord < 0 or g.void or g.bid <= 0:
+        return None
+    lord = int(g.landlord)
+    doubled = _known_doubles(g, seat)
+    farmers = [f for f in range(3) if f != lord]
+    args = (g.bid, lord, doubled, g.redoubled, g.bombs, g.rockets, g.spring, g.anti_spring, True)
+    each = [int(x) for x in hand_scores(*args)]  # the farmers' stakes (a farmers' win) and the landlord's -(sum)
+    base = int(hand_scores(g.bid, lord, np.zeros(3, bool), False, g.bombs, g.rockets, g.spring, g.anti_spring,
+                           True)[farmers[0]])
+    common = (f"bid {g.bid}" + _times(g.bombs, f"{g.bombs} bomb{'s' if g.bombs != 1 else ''}")
+              + _times(g.rockets, "rocket") + _times(int(g.spring), "spring") + _times(int(g.anti_spring), "anti-spring"))
+
+    def extra(f: int) -> str:
+        if not doubled[f]:
+            return ""
+        mine = f == seat
+        return (_times(1, "you doubled" if mine else ("doubled" if seat in (lord, None) else f"seat {f} doubled"))
+                + _times(int(g.redoubled), "you redoubled" if seat == lord else "landlord redoubled"))
+
+    if seat is not None and seat != lord:
+        how = common + extra(seat)
+        return {"value": each[seat], "how": how, "text": f"{how} = {each[seat]}"}
+    per = [f"seat {f}{extra(f)} = {each[f]}" for f in farmers if doubled[f]]
+    detail = (f"{common} = {base} per farmer" if common != f"bid {g.bid}" else f"{common} per farmer") + "".join(
+        f"; {p}" for p in per)
+    total = f"{each[farmers[0]]} + {each[farmers[1]]}"
+    how = f"{detail}; {total}"
+    return {"value": -each[lord], "how": how, "text": f"{how} = {-each[lord]}", "detail": detail, "sum": total}
+
+
+def outcome(game: Game, seat: int | None) -> dict[str, Any] | None:
+    """The end of the hand in words for ``seat`` (``None``: a spectator), ``None`` while it runs.
+
+    ``headline`` is ``You win`` / ``You lose`` for a seat (``Landlord wins`` / ``Farmers win`` for a
+    spectator), ``line`` says who won, the seat's score and how it was made, from the game's scores:
+    ``landlord wins: you -6 = bid 3 x 2 (you doubled)``.
+    """
+    g = game
+    if not g.is_over:
+        return None
+    if g.void:
+        return {"headline": "Void hand", "line": "void hand: everyone passed (R4), no score", "side": None}
+    lord = int(g.landlord)
+    side = "farmers" if g.winner != lord else "landlord"
+    who = "farmers win" if side == "farmers" else "landlord wins"
+    st = stake(g, seat)
+    lord_sum = st.get("sum") if side == "landlord" else f"-({st.get('sum')})"
+    if seat is None:
+        headline = who[0].upper() + who[1:]
+        line = f"{who}: the landlord {int(g.scores[lord]):+d} = {lord_sum}, {st['detail']}"
+    else:
+        mine = int(g.scores[seat])
+        headline = "You win" if mine > 0 else "You lose"
+        how = st["how"] if seat != lord else f"{lord_sum}, {st['detail']}"
+        line = f"{who}: you {mine:+d} = {how}"
+    return {"headline": headline, "line": line, "side": side}
 
 
 def _why_illegal(game: Game, a) -> str:
@@ -247,7 +344,7 @@ def _why_illegal(game: Game, a) -> str:
         if not (MOVE_COUNTS[a] <= game.hands[game.current_player]).all():
             return "you do not hold those cards"
         if game.last_move != PASS:
-            return f"it does not beat {action_to_string(game.last_move)}"
+            return f"it does not beat {said(game.last_move)}"
         return "not a move you can lead"
     if game.phase == Phase.BID:
         if not isinstance(a, (int, np.integer)) or not BID_PASS <= a <= BID_3:
@@ -256,4 +353,4 @@ def _why_illegal(game: Game, a) -> str:
     return f"phase {game.phase.name}"
 
 
-__all__ = ["Match", "seat_view", "parse_action", "phase_of_action", "ROLE_NAMES"]
+__all__ = ["Match", "seat_view", "stake", "outcome", "spaced", "said", "parse_action", "phase_of_action", "ROLE_NAMES"]

@@ -20,21 +20,17 @@ import os
 import sys
 from typing import Callable
 
-from ddz_env.actions import action_to_string
-from ddz_env.cards import RANKS
 from ddz_env.files import folder_problem, write_failure
 from ddz_env.game import IllegalActionError
 from ddz_env.record import save
 from ddz_env.rules import Rules
 
-from .match import Match
-
-_SHOW = {r: ("10" if r == "T" else r) for r in RANKS}
+from .match import Match, said, spaced
 
 
-def spaced(cards: str | None) -> str:
-    """``"3TTB"`` as ``"3 10 10 B"`` (what a person reads); ``"-"`` for none."""
-    return " ".join(_SHOW[c] for c in cards) if cards else "-"
+def _said(h: dict) -> str:
+    """A history entry of the view in people's notation (``7 8 9 10 J``)."""
+    return spaced(h["name"]) if h["phase"] == "PLAY" and h["name"] != "pass" else h["name"]
 
 
 def render(view: dict, title: str = "") -> str:
@@ -52,14 +48,16 @@ def render(view: dict, title: str = "") -> str:
         if view["bids"][s] >= 0:
             flags.append("passed" if view["bids"][s] == 0 else f"bid {view['bids'][s]}")
         turn = "*" if s == view["to_act"] else " "
-        lines.append(f"{turn} seat {s} {name:<12} {role:<9} {view['cards_left'][s]:>2} cards  {' '.join(flags)}")
+        lines.append(f"{turn} seat {s} {name:<12} {role:<9} {view['cards_left'][s]:>2} {'card ' if view['cards_left'][s] == 1 else 'cards'}  {' '.join(flags)}")
         if s != me and view["hands"][s] is not None:
             lines.append(f"      cards: {spaced(view['hands'][s])}")
     if view["bottom"] is not None:
-        lines.append(f"  bottom: {spaced(view['bottom'])}   stake: bid {view['bid']}")
+        lines.append(f"  bottom: {spaced(view['bottom'])}")
+    if view["stake"] is not None and not view["over"]:
+        lines.append(f"  stake: {view['stake']['text']}")
     recent = view["history"][-6:]
     if recent:
-        lines.append("  last: " + ", ".join(f"seat {h['seat']} {h['name']}" for h in recent))
+        lines.append("  last: " + ", ".join(f"seat {h['seat']} {_said(h)}" for h in recent))
     if view["to_beat"] is not None:
         lines.append(f"  to beat: {spaced(view['to_beat']['cards'])} (seat {view['to_beat']['seat']})")
     elif view["phase"] == "PLAY" and view["your_turn"]:
@@ -71,9 +69,8 @@ def render(view: dict, title: str = "") -> str:
         if r["void"]:
             lines.append("  void hand: everyone passed (R4), no score")
         else:
-            extra = [k for k in ("spring", "anti_spring") if r[k]]
-            lines.append(f"  seat {r['winner']} went out; scores {r['scores']}  (bid {r['bid']}, bombs {r['bombs']}, "
-                         f"rockets {r['rockets']}{', ' + ', '.join(extra) if extra else ''})")
+            lines.append(f"  seat {r['winner']} went out; scores {r['scores']}")
+            lines.append(f"  {view['outcome']['line']}")
     return "\n".join(lines)
 
 
@@ -119,7 +116,7 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
             except (ValueError, IllegalActionError) as e:
                 write(f"  {e}")
                 continue
-            write(f"  you: {action_to_string(done)}")
+            write(f"  you: {said(done)}")
             break
         show_agents(match.advance())
     write(render(match.view(seat), title))
@@ -130,7 +127,7 @@ def _public(match: Match, seat: int, action: int) -> str:
     from .match import phase_of_action
     if phase_of_action(action) == "DOUBLE" and not match.game.doubles_revealed:
         return "chose (secret until both farmers have)"
-    return action_to_string(action)
+    return said(action)
 
 
 def _tolerant_stdin() -> None:
@@ -177,7 +174,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
         for sp in specs:
             if sp not in cache:
                 cache[sp] = load(sp)
-    except (ValueError, FileNotFoundError, TypeError) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError) as e:  # ImportError: torch missing, the extra named
         write(f"error: {e}")
         return 2
     others = [(args.seat + 1) % 3, (args.seat + 2) % 3]

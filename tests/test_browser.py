@@ -81,7 +81,14 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
         WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
         clicks = 0
         shot_mid = False
+        gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
+        stakes = []
         while _state(d) != "over":
+            # the live stake is the server's, for this seat (R5 secrecy decided there), after every action
+            view = server.call("GET", f"/api/games/{gid}")[1]["view"]
+            shown_stake = d.find_element(By.ID, "stake").text
+            assert shown_stake == (f"stake: {view['stake']['text']}" if view["stake"] else ""), (shown_stake, view["stake"])
+            stakes.append(shown_stake)
             assert clicks < 200
             phase = d.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
             if phase == "BID":
@@ -106,11 +113,27 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
             WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
             clicks += 1
         shown = json.loads(d.find_element(By.ID, "result").get_attribute("data-scores"))
-        gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
         status, rec = server.call("GET", f"/api/games/{gid}/record")
         assert status == 200 and shown == rec["result"]["scores"]
         cells = d.find_elements(By.CSS_SELECTOR, "#result td.score")
         assert [int(c.text) for c in cells] == rec["result"]["scores"]
+        # the stake changed as the hand went (the bid, then our double or a bomb): shown each time
+        assert any(t.startswith("stake: bid 3") for t in stakes) and len(set(stakes)) >= 2, stakes
+        view = server.call("GET", f"/api/games/{gid}")[1]["view"]
+        me = view["seat"]
+        if me != view["landlord"] and view["result"]["doubled"][me]:
+            assert any("x 2 (you doubled)" in t for t in stakes), stakes
+        # the result: a headline for this seat, the plain line, the score table; all above the fold
+        headline = d.find_element(By.ID, "headline").text
+        assert headline == ("You win" if rec["result"]["scores"][me] > 0 else "You lose")
+        assert d.find_element(By.ID, "outcome-line").text == view["outcome"]["line"]
+        assert view["outcome"]["line"].startswith(("farmers win: you " if rec["result"]["winner"] != view["landlord"]
+                                                   else "landlord wins: you ") + f"{rec['result']['scores'][me]:+d} = ")
+        fold = d.execute_script("const r = document.getElementById('result').getBoundingClientRect();"
+                                "return [window.scrollY, r.top, r.bottom, window.innerHeight];")
+        assert fold[0] == 0 and 0 < fold[1] < fold[2] <= fold[3], fold
+        # people's notation in the log: 10, never T
+        assert not [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li") if "T" in li.text]
         d.save_screenshot(os.path.join(shots, "play-over.png"))
 
         # the saved record, opened from the Replays tab and stepped forward and back
@@ -133,6 +156,14 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
         assert d.find_element(By.ID, "step").text == f"{n} / {n}"
         shown = json.loads(d.find_element(By.ID, "result").get_attribute("data-scores"))
         assert shown == saved["result"]["scores"]
+        lord_won = saved["result"]["winner"] == saved["result"]["landlord"]
+        assert d.find_element(By.ID, "headline").text == ("Landlord wins" if lord_won else "Farmers win")
+        assert d.find_element(By.ID, "stake").text.startswith("stake: bid ")
+        # an opponent's remaining hand and its last play are labelled rows, apart
+        for seat in ("#seat-left", "#seat-right"):
+            box = d.find_element(By.CSS_SELECTOR, seat)
+            labels = [e.text.lower() for e in box.find_elements(By.CSS_SELECTOR, ".row-label")]
+            assert "hand" in labels or box.find_element(By.CSS_SELECTOR, ".count").text == "0 cards left", labels
         d.save_screenshot(os.path.join(shots, "replay-end.png"))
     finally:
         server.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -389,7 +390,11 @@ def test_save_replays_writes_every_hand_as_a_record_that_replays(tmp_path, mode)
     assert len(files) == len(rows) == 6 * (len(DUPLICATE_SEATINGS) if mode == "duplicate" else 2)
     by_name = {f.name: record.load(f) for f in files}
     for row in rows:
-        rec = by_name[f"deal{row[COL['deal']]:06d}-seating{row[COL['seating']]}.json"]
+        # the file name says the deal and who sat where: A-rule-B-random, seats as in the players
+        (name, rec), = [(n, r) for n, r in by_name.items() if r["meta"]["deal"] == row[COL["deal"]]
+                        and r["meta"]["seating"] == row[COL["seating"]]]
+        seats = "".join(p[0] for p in rec["players"])  # "A: rule" -> "A"
+        assert name == f"deal{row[COL['deal']]:06d}-A-rule-B-random-seats-{seats}.json", name
         game = record.replay(rec)
         assert game.scores.tolist() == row[COL["score0"]:COL["score2"] + 1].tolist()
         assert rec["meta"] == {"seed": 3, "deal": int(row[COL["deal"]]), "seating": int(row[COL["seating"]]),
@@ -541,3 +546,15 @@ def test_cli_ctrl_c_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
     assert cli.main(["--a", "rule", "--b", "random", "--deals", "2", "--save-replays", str(tmp_path)]) == 130
     err = capsys.readouterr().err
     assert "interrupted: no figures; the hand records already in" in err and "Traceback" not in err
+
+
+def test_replay_file_names_are_short_and_file_system_safe():
+    from agents.evaluation import file_label, replay_name
+
+    assert replay_name(7, ("rule", "pretrained"), (0, 1, 0)) == "deal000007-A-rule-B-pretrained-seats-ABA.json"
+    assert file_label("runs/my run/model.pt") == "runs_my_run_model.pt"
+    assert file_label("douzero:/data/baselines/douzero_WP?bidder=rule") == "s_douzero_WP_bidder_rule"
+    assert file_label("../..") == "agent" and file_label("C:\\x\\y") == "C_x_y"
+    for label in ("a" * 100, "<img src=x>", "rule?bid_at=0.3,0.4"):
+        name = replay_name(0, (label, "rule"), (1, 1, 0))
+        assert len(name) <= 80 and re.fullmatch(r"[A-Za-z0-9.+_-]+", name), name

@@ -183,3 +183,34 @@ def test_a_broken_env_module_is_not_taken_for_a_missing_pettingzoo():
         import ddz_env
     """)
     assert p.returncode != 0 and "broken install" in p.stderr, p.stderr
+
+
+# every console script, with the extra it needs missing: one ``error:`` line naming the extra and the pip command
+SCRIPT_EXTRAS = {
+    "ddz-train": (("torch", "yaml", "tqdm", "matplotlib"), ["--config", "smoke"], "train"),
+    "ddz-evaluate": (("torch",), ["--a", "pretrained", "--b", "rule", "--deals", "1", "--no-progress"], "train"),
+    "ddz-compare": (("matplotlib",), ["RUN1", "RUN2", "--out", "OUT/c.png"], "train"),
+    "ddz-play": (("torch",), ["--vs", "pretrained", "--save-dir", "OUT/hands"], "train"),
+    "ddz-web": (("fastapi", "uvicorn"), ["--port", "0"], "web"),
+}
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPT_EXTRAS))
+def test_each_console_script_names_its_missing_extra(script, tmp_path):
+    tomllib = pytest.importorskip("tomllib")
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) == set(SCRIPT_EXTRAS), "a console script without a test of its missing extra"
+    missing, argv, extra = SCRIPT_EXTRAS[script]
+    argv = [a.replace("OUT", str(tmp_path)) for a in argv]
+    module, _, attr = scripts[script].partition(":")
+    p = _run_without(missing, f"""
+        import importlib
+        main = getattr(importlib.import_module({module!r}), {attr!r})
+        print("exit", main({argv!r}))
+    """)
+    out = p.stdout + p.stderr
+    errors = [line for line in out.splitlines() if "error:" in line]
+    assert p.returncode == 0 and "exit 2" in p.stdout, out
+    assert "Traceback" not in out and len(errors) == 1, out
+    assert f"'{extra}' extra" in errors[0] and f"pip install 'ddz-env[{extra}]'" in errors[0], errors[0]
+    assert not (tmp_path / "hands").exists() and not (tmp_path / "c.png").exists()

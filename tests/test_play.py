@@ -235,3 +235,99 @@ def test_a_record_that_cannot_be_saved_is_one_error_line(tmp_path, monkeypatch):
     assert [x.name for x in tmp_path.iterdir()] == ["hand-seed3-deal0-seat0.json"]
     assert record.load(tmp_path / "hand-seed3-deal0-seat0.json")["result"]["over"]
     assert not any("=== hand 3" in x for x in p.out)  # it stops there
+
+
+# ---------------------------------------------------------------------------------------------- live stake, result line
+def _random_hands(n, seed=0):
+    """Finished random hands (bids, doubles, bombs and rockets at random), each with its states as played."""
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        g = Game.deal(k)
+        states = []
+        while not g.is_over:
+            g.step(int(rng.choice(g.legal_actions())))
+            states.append(g.copy())
+        yield g, states
+
+
+def test_live_stake_follows_bombs_rockets_doubles_and_ends_on_the_score():
+    from agents.match import outcome, stake
+
+    seen_bomb = seen_double = seen_redouble = seen_spring = 0
+    for g, states in _random_hands(120):
+        if g.void:
+            assert stake(g, None) is None and outcome(g, 0)["headline"] == "Void hand"
+            continue
+        lord = int(g.landlord)
+        for s in range(3):  # at the end each seat's stake is its own score's size, its line says how
+            st, out = stake(g, s), outcome(g, s)
+            assert st["value"] == abs(int(g.scores[s])), (st, g.scores)
+            assert out["headline"] == ("You win" if g.scores[s] > 0 else "You lose")
+            head = ("farmers win: " if g.winner != lord else "landlord wins: ") + f"you {int(g.scores[s]):+d} = "
+            assert out["line"].startswith(head) and f"bid {g.bid}" in out["line"], out["line"]
+            if g.spring or g.anti_spring:
+                seen_spring += 1
+                assert ("(spring)" if g.spring else "(anti-spring)") in out["line"]
+        before = None
+        for st_g in states:
+            now = stake(st_g, None)
+            if now is None:
+                continue
+            if before is not None and (st_g.bombs, st_g.rockets) != (before[1], before[2]):
+                assert now["value"] == 2 * before[0], (now, before)  # one bomb or rocket doubles it
+                seen_bomb += 1
+            before = (now["value"], st_g.bombs, st_g.rockets)
+        for f in range(3):
+            if f != lord and g.doubled()[f]:
+                seen_double += 1
+                seen_redouble += bool(g.redoubled)
+                assert "x 2 (you doubled)" in stake(g, f)["text"]
+                assert ("x 2 (landlord redoubled)" in stake(g, f)["text"]) == bool(g.redoubled)
+    assert seen_bomb and seen_double and seen_redouble
+    if not seen_spring:  # springs are rare in random play: the flag as Game sets it, on a finished hand's copy
+        g = next(x for x, _ in _random_hands(20) if not x.void and x.winner == x.landlord)
+        g = g.copy()
+        g.spring = True
+        assert "x 2 (spring)" in outcome(g, int(g.landlord))["line"]
+        assert stake(g, None)["value"] == 2 * abs(int(g.scores[g.landlord]))
+
+
+def test_live_stake_keeps_the_other_farmers_double_secret_until_revealed():
+    from agents.match import seat_view
+
+    for g, states in _random_hands(200):
+        for st_g in states:
+            if st_g.phase != Phase.DOUBLE or not (st_g.double_choice == 1).any():
+                continue
+            first = int(np.flatnonzero(st_g.double_choice == 1)[0])  # doubled, the other has not chosen yet
+            lord = int(st_g.landlord)
+            other = 3 - first - lord
+            assert "you doubled" in seat_view(st_g, first)["stake"]["text"]
+            for s in (lord, other):
+                v = seat_view(st_g, s)
+                assert v["stake"]["value"] == (2 if s == lord else 1) * st_g.bid, v["stake"]  # nothing doubled
+                assert "doubled" not in v["stake"]["text"]
+            return
+    pytest.fail("no hand with a first farmer's double")
+
+
+def test_terminal_shows_the_stake_the_result_line_and_people_notation():
+    from agents.play import render
+    from agents.match import seat_view
+
+    for g, states in _random_hands(120):
+        if g.void or not (g.bombs or g.rockets) or not g.doubled().any():
+            continue
+        f = int(np.flatnonzero(g.doubled())[0])
+        live = [render(seat_view(x, f)) for x in states if x.phase == Phase.PLAY and not x.is_over]
+        assert any("stake: bid" in screen and "(you doubled)" in screen for screen in live)
+        assert any(re.search(r"stake: .*x 2 \((1 bomb|rocket)\)", screen) for screen in live)
+        end = render(seat_view(g, f))
+        assert re.search(r"^  (farmers win|landlord wins): you [+-]\d+ = bid \d", end, re.M), end
+        for screen in live + [end]:
+            assert " 1 cards" not in screen
+            for line in screen.splitlines():
+                if line.startswith(("  last:", "  to beat:", "  your cards:", "      cards:")):
+                    assert "T" not in line.split(":", 1)[1], line  # 10, never T
+        return
+    pytest.fail("no hand with a double and a bomb or rocket")

@@ -15,7 +15,7 @@ from webserver import Server  # noqa: E402
 
 VIEW_KEYS = {"seat", "players", "phase", "to_act", "your_turn", "hands", "cards_left", "roles", "landlord",
              "first_bidder", "bids", "bid", "doubled", "redoubled", "bottom", "played", "to_beat", "history",
-             "legal", "over", "result"}
+             "legal", "over", "result", "stake", "outcome"}
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,8 @@ def _check_secret(view, seat):
     assert (view["bottom"] is not None) == revealed
     if view["phase"] == "DOUBLE":  # the other farmer's choice is secret until both chose (R5)
         assert all(h["name"] == "?" for h in view["history"] if h["phase"] == "DOUBLE" and h["seat"] != seat)
+        # nor does the live stake tell it: only this seat's own double counts in it
+        assert view["stake"] is not None and "doubled" not in view["stake"]["text"].replace("you doubled", "")
 
 
 @pytest.mark.parametrize("seat", [0, 1, 2])

@@ -5,7 +5,7 @@
 "use strict";
 
 const SUITS = ["\u2660", "\u2665", "\u2663", "\u2666"]; // drawn for looks: ranks alone matter
-const SHOW = { T: "10", B: "JOKER", R: "JOKER" };
+const SHOW = { T: "10" };
 const $ = (id) => document.getElementById(id);
 
 let mode = "play";        // "play" | "replay"
@@ -43,11 +43,14 @@ function cardEl(rank, nth, cls) {
   if (rank === "B" || rank === "R") {
     d.classList.add("joker");
     if (rank === "R") d.classList.add("red");
-    d.append(el("span", "", "JK"), el("span", "suit", "\u2605"));
-    d.title = rank === "R" ? "red joker" : "black joker";
+    // two faces apart by more than colour: a filled star and BIG, an open star and SMALL
+    d.append(el("span", "jk", "JK"), el("span", "suit", rank === "R" ? "\u2605" : "\u2606"),
+      el("span", "jlabel", rank === "R" ? "BIG" : "SMALL"));
+    d.title = rank === "R" ? "big (red) joker" : "small (black) joker";
   } else {
     const suit = SUITS[nth % 4];
     if (suit === "\u2665" || suit === "\u2666") d.classList.add("red");
+    if (rank === "T") d.classList.add("ten");
     d.append(el("span", "", SHOW[rank] || rank), el("span", "suit", suit));
   }
   return d;
@@ -64,6 +67,11 @@ function cardsEl(cards, small) {
 function pretty(cards) { return [...cards].map((c) => (c === "T" ? "10" : c)).join(" "); }
 
 function isCards(name) { return /^[3-9TJQKA2BR]+$/.test(name); }
+
+// a history entry as a person reads it: cards spaced with 10 for ten ("3 3 3 10"), else its name
+function saidText(h) { return h.phase === "PLAY" && isCards(h.name) ? pretty(h.name) : h.name; }
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 // what each seat did last in the round on the table (its most recent action among the last three)
 function lastSaid(view) {
@@ -92,10 +100,11 @@ function seatBox(box, view, s, me, said) {
   const count = document.createElement("div");
   count.className = "count";
   count.dataset.seat = s;
-  count.textContent = `${view.cards_left[s]} cards left`;
+  count.textContent = `${plural(view.cards_left[s], "card")} left`;
   box.appendChild(count);
   if (s !== me) {
-    if (view.hands[s] !== null) box.appendChild(cardsEl(view.hands[s], true));
+    // a hand shown face up (watching, replays, the end) is a labelled row, apart from what the seat played
+    if (view.hands[s] !== null) { if (view.hands[s]) box.appendChild(el("div", "hand-row", el("span", "row-label", "hand"), cardsEl(view.hands[s], true))); }
     else box.appendChild(el("div", "backs", ...backs(view.cards_left[s])));
   }
   const w = document.createElement("div");
@@ -103,6 +112,7 @@ function seatBox(box, view, s, me, said) {
   w.id = `said-${s}`;
   const a = said[s];
   if (a) {
+    w.appendChild(el("span", "row-label", "played"));
     if (a.phase === "PLAY" && isCards(a.name)) w.appendChild(cardsEl(a.name, true));
     else { const t = document.createElement("span"); t.className = "word"; t.textContent = a.name; w.appendChild(t); }
   }
@@ -140,12 +150,12 @@ function draw(view, me) {
   bottom.replaceChildren();
   if (view.bottom !== null) bottom.appendChild(cardsEl(view.bottom, true));
   else bottom.append(...backs(3));
-  $("stake").textContent = view.bid ? `stake: bid ${view.bid}` + (view.result ? "" : "") : "";
+  $("stake").textContent = view.stake ? `stake: ${view.stake.text}` : "";
   const log = $("log");
   log.replaceChildren();
   view.history.forEach((h, i) => {
     const li = document.createElement("li");
-    li.textContent = `seat ${h.seat}: ${h.name}`;
+    li.textContent = `seat ${h.seat}: ${saidText(h)}`;
     if (i === view.history.length - 1) li.className = "current";
     log.appendChild(li);
   });
@@ -160,7 +170,13 @@ function drawResult(view) {
   const r = view.result;
   box.classList.remove("hidden");
   box.dataset.scores = JSON.stringify(r.scores);
-  if (r.void) { box.append(el("b", "", "Void hand"), ": all three passed the bid (R4); nobody scores."); return; }
+  const o = view.outcome;
+  const head = el("div", "headline " + (o.side === null ? "" : (o.headline === "You lose" ? "loss" : "win")), o.headline);
+  head.id = "headline";
+  const line = el("div", "outcome-line", o.line);
+  line.id = "outcome-line";
+  box.append(head, line);
+  if (r.void) { box.append("All three passed the bid (R4); nobody scores."); return; }
   const extra = [["bombs", r.bombs], ["rockets", r.rockets]].map(([k, v]) => `${k} ${v}`).join(", ")
     + (r.spring ? ", spring" : "") + (r.anti_spring ? ", anti-spring" : "");
   const table = el("table", "", el("tr", "", ...["seat", "role", "double", "multiplier", "score"].map((h) => el("th", "", h))));
@@ -173,7 +189,7 @@ function drawResult(view) {
     table.append(el("tr", "", el("td", "", `seat ${s} · ${view.players[s]}`), el("td", "", role), el("td", "", dbl),
       el("td", "", exp), score));
   }
-  box.append(el("b", "", "Score"), ` (R19: a farmer scores bid × 2^n, the landlord the opposite of their sum): bid ${r.bid}, ${extra}`, table);
+  box.append(el("div", "rule", `R19: a farmer scores bid × 2^n, the landlord the opposite of their sum (bid ${r.bid}, ${extra})`), table);
 }
 
 function toggle(i) {
