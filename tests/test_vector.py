@@ -200,9 +200,9 @@ def test_equivalence_batch_of_one_and_odd_sizes():
 
 def test_observation_chunks(monkeypatch):
     """Big batches are encoded in chunks: the chunk edges must not show."""
-    import ddz_env.vector as vector
+    import ddz_env.observation as observation
 
-    monkeypatch.setattr(vector, "_OBS_CHUNK", 3)
+    monkeypatch.setattr(observation, "_OBS_CHUNK", 3)
     _run_equivalence(51, B=8, steps=120, check_all_seats_every=17)
 
 
