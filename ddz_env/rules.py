@@ -265,6 +265,9 @@ class Deal:
             return default
         return default if value is None else value
 
+    def __reduce__(self):  # (pickled for evaluation workers: unpickled read-only, unchecked)
+        return (Deal._trusted, (self.hands, self.bottom, self.first_bidder, self.landlord))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Deal):
             return NotImplemented
@@ -331,6 +334,7 @@ def _legal_choices_table() -> np.ndarray:
 #: LEGAL_CHOICES[phase, top bid]: which of the NUM_CHOICES non-play actions (ids FIRST_CHOICE + k: the
 #: bids, doubles and redoubles) are legal; none in PLAY and OVER. A table built once at import, read-only.
 LEGAL_CHOICES = _legal_choices_table()
+_CHOICES_BY_KEY = LEGAL_CHOICES.reshape(-1, NUM_CHOICES)  # row phase * 4 + top
 
 
 def legal_choices(phase, top):
@@ -340,7 +344,10 @@ def legal_choices(phase, top):
     ``top``; in the doubling, double or not; in the redouble, redouble or not; nothing in play (its
     legal moves are :mod:`ddz_env.legal`'s) or once over. Scalars or arrays; the one place these
     sets are decided (``Game.legal_actions``, ``Game.is_legal`` and ``VectorDouDizhu`` read it)."""
-    return LEGAL_CHOICES[phase, top]
+    if np.ndim(phase) == 0 and np.ndim(top) == 0:
+        return LEGAL_CHOICES[phase, top]
+    # arrays: one take of whole rows (a 2-D fancy index costs several times more)
+    return _CHOICES_BY_KEY.take(np.asarray(phase, np.int64) * LEGAL_CHOICES.shape[1] + top, axis=0)
 
 
 def legal_bids(top: int) -> np.ndarray:

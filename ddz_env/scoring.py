@@ -65,7 +65,7 @@ def finish_hand(winner, landlord, moves_made, bid, doubled, redoubled, bombs, ro
     landlord = np.asarray(landlord, dtype=np.int64)
     moves_made = np.asarray(moves_made, dtype=np.int64)
     farmers_won = np.asarray(winner) != landlord
-    lord_moves = np.take_along_axis(moves_made, landlord[..., None], axis=-1)[..., 0]
+    lord_moves = np.choose(landlord, (moves_made[..., 0], moves_made[..., 1], moves_made[..., 2]))
     spring, anti = spring_flags(farmers_won, lord_moves, moves_made.sum(axis=-1) - lord_moves)
     scores = hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti, farmers_won)
     return farmers_won, spring, anti, scores

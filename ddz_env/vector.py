@@ -93,6 +93,11 @@ _IS_BOMBISH = (_IS_BOMB + _IS_ROCKET).astype(bool)
 _NCARDS = MOVE_NCARDS.astype(np.int64)
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
+#: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
+_SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
+            ("bid", "bid", 1, 0), ("first_bidder", "first_bidder", 1, -1), ("bombs", "seat_bombs", 3, 0),
+            ("rockets", "seat_rockets", 3, 0), ("plays", "plays", 1, 0))
+_SUMMARY_BLANK = np.concatenate([np.full(w, blank, np.int64) for _, _, w, blank in _SUMMARY])
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -194,6 +199,7 @@ class VectorDouDizhu:
         self._hist_seats1 = self.hist_seats.reshape(-1)
         self._seat_bombs1 = self.seat_bombs.reshape(-1)
         self._seat_rockets1 = self.seat_rockets.reshape(-1)
+        self._summary_blank = np.ascontiguousarray(np.broadcast_to(_SUMMARY_BLANK, (B, _SUMMARY_BLANK.size)))
         self._seed(seed)
         self._deal(self._b)
         self._refresh_legal()
@@ -358,7 +364,8 @@ class VectorDouDizhu:
     # ------------------------------------------------------------------ state (checkpoints)
     #: arrays derived from the state (flat views, index helpers, the legal-set cache): not saved
     _DERIVED = frozenset({"_b", "_b3", "_hands2", "_played2", "_n_cards1", "_moves_made1",
-                          "_hist_moves1", "_hist_seats1", "_seat_bombs1", "_seat_rockets1", "_rows", "_ids", "_starts"})
+                          "_hist_moves1", "_hist_seats1", "_seat_bombs1", "_seat_rockets1", "_summary_blank", "_rows",
+                          "_ids", "_starts"})
     #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
     #: per-seat counts of the hands in progress then count from the load)
     _OPTIONAL = frozenset({"slot_seeds", "seat_bombs", "seat_rockets", "plays"})
@@ -467,15 +474,11 @@ class VectorDouDizhu:
                 self.redouble_choice[red_i] = a[red_i] - NO_REDOUBLE
                 self._start_play(red_i)
 
-        rewards = np.zeros((B, 3), np.float32)
         won = (winner >= 0).nonzero()[0]
         done[won] = True
         done |= void
         ended = done.nonzero()[0]
-        info = self._summary(ended, won, winner, void)
-        if won.size:
-            rewards[won] = hand_rewards(info["final_scores"][won], winner[won], self.landlord[won], self.reward_kind,
-                                        self.reward_scale)
+        rewards, info = self._finish_hands(ended, won, winner, void)
         if ended.size:
             self.void[ended] = void[ended]
             vi = void.nonzero()[0]
@@ -485,33 +488,39 @@ class VectorDouDizhu:
         self._refresh_legal()
         return self._obs_dict(observe), rewards, done, info
 
-    def _summary(self, ended: np.ndarray, won: np.ndarray, winner: np.ndarray, void: np.ndarray) -> dict[str, Any]:
-        """``step``'s ``info``: the summary of the hands ``ended`` (``won``: those a seat went out of),
-        finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``), before their slots are dealt."""
+    def _finish_hands(self, ended: np.ndarray, won: np.ndarray, winner: np.ndarray,
+                      void: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """``step``'s rewards and ``info`` (the summary) of the hands ``ended`` (``won``: those a seat went
+        out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
+        are dealt afresh."""
         B = self.num_envs
+        rewards = np.zeros((B, 3), np.float32)
         final = np.zeros((B, 3), np.int64)
         landlord = np.full(B, -1, np.int64)
         spring_out = np.zeros(B, bool)
         anti_out = np.zeros(B, bool)
         if won.size:
             lord = self.landlord[won]
-            _, spring, anti, final[won] = finish_hand(
-                winner[won], lord, self.moves_made[won], self.bid[won], self.double_choice[won] == 1,
-                self.redouble_choice[won] == 1, self.bombs[won], self.rockets[won])
+            w = winner[won]
+            _, spring, anti, scores = finish_hand(w, lord, self.moves_made[won], self.bid[won],
+                                                  self.double_choice[won] == 1, self.redouble_choice[won] == 1,
+                                                  self.bombs[won], self.rockets[won])
+            final[won] = scores
             landlord[won] = lord
             spring_out[won] = spring
             anti_out[won] = anti
+            rewards[won] = hand_rewards(scores, w, lord, self.reward_kind, self.reward_scale)
         info: dict[str, Any] = {"final_scores": final, "void": void, "winner": winner, "landlord": landlord,
                                 "spring": spring_out, "anti_spring": anti_out}
-        for key, arr, blank in (("bids", self.bids, -1), ("doubles", self.double_choice, -1),
-                                ("redouble", self.redouble_choice, -1), ("bid", self.bid, 0),
-                                ("first_bidder", self.first_bidder, -1), ("bombs", self.seat_bombs, 0),
-                                ("rockets", self.seat_rockets, 0), ("plays", self.plays, 0)):
-            out = np.full(arr.shape, blank, np.int64)
-            if ended.size:
-                out[ended] = arr[ended]
-            info[key] = out
-        return info
+        block = self._summary_blank.copy()  # the eight summary arrays: one block (a copy beats a fill)
+        if ended.size:
+            block[ended] = np.concatenate([getattr(self, name)[ended].reshape(ended.size, width)
+                                           for _, name, width, _ in _SUMMARY], axis=1)
+        col = 0
+        for key, _, width, _ in _SUMMARY:
+            info[key] = block[:, col] if width == 1 else block[:, col:col + width]
+            col += width
+        return rewards, info
 
     # ------------------------------------------------------------------ transitions (one per phase)
     def _bid(self, idx: np.ndarray, a: np.ndarray, void: np.ndarray) -> None:
@@ -630,9 +639,9 @@ class VectorDouDizhu:
         for gidx, prow, _ in parts:
             counts[gidx] = np.bincount(prow, minlength=gidx.size)
         other = (~is_play).nonzero()[0]
-        if other.size:  # bids, doubles, redoubles (R3, R5, R6)
-            choices = legal_choices(phase[other], self.bid[other])  # (K, NUM_CHOICES) bool
-            counts[other] = choices.sum(axis=1)
+        if other.size:  # bids, doubles, redoubles (R3, R5, R6): the legal cells, by hand then id
+            row, col = np.divmod(np.flatnonzero(legal_choices(phase[other], self.bid[other])), NUM_CHOICES)
+            counts[other] = np.bincount(row, minlength=other.size)
         starts = np.zeros(B + 1, np.int64)
         counts.cumsum(out=starts[1:])
         ids = np.empty(int(starts[-1]), np.int64)
@@ -643,9 +652,8 @@ class VectorDouDizhu:
             ids[np.arange(pids.size) + (starts[gidx] - (sub.cumsum() - sub)).repeat(sub)] = pids
         if other.size:
             c = counts[other]
-            offset = np.arange(int(c.sum())) - (c.cumsum() - c).repeat(c)
-            # the legal cells in row-major order: sorted by hand, then id
-            ids[starts[other].repeat(c) + offset] = FIRST_CHOICE + np.flatnonzero(choices) % NUM_CHOICES
+            offset = np.arange(col.size) - (c.cumsum() - c).repeat(c)
+            ids[starts[other].repeat(c) + offset] = FIRST_CHOICE + col
         for x in (rows, ids, starts):
             x.flags.writeable = False
         self._rows, self._ids, self._starts = rows, ids, starts

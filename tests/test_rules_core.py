@@ -294,6 +294,10 @@ def test_r1_deal_is_one_value_in_every_old_shape():
     assert d != rules.Deal(d.hands, d.bottom, (d.first_bidder + 1) % 3)
     assert d["hands"] is d.hands and d.get("landlord", 7) == 7 and d[2] == d.first_bidder  # the old dict
     assert "Deal(hands=(" in repr(d)
+    import pickle
+
+    back = pickle.loads(pickle.dumps(d))  # (evaluation workers receive deals pickled)
+    assert back == d and not back.hands.flags.writeable
     with pytest.raises(ValueError, match=r"^the deal is not one 54-card deck"):
         rules.Deal(d.hands[[0, 0, 1]], d.bottom, 0)  # seat 0's hand twice
     with pytest.raises(ValueError, match="first_bidder must be 0, 1 or 2, got 1.5"):
