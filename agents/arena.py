@@ -11,6 +11,8 @@ numbers of one worker, and the batch size changes nothing.
 where) on one :class:`~ddz_env.vector.VectorDouDizhu` of up to ``tables`` tables: each
 step gathers every agent's pending decisions across the tables into one
 ``act_batch`` call, and a table whose hand ended takes the next job (``load_deals``).
+It only schedules and dispatches: a finished hand's row is the env's summary of it
+(``step``'s ``info``: bids, doubles, bombs...), with the job's deal index and seating.
 """
 from __future__ import annotations
 
@@ -19,10 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
-from ddz_env.rules import Rules, deal_hand
-from ddz_env.game import Phase
-from ddz_env.moves import MOVE_TYPE, MoveType
+from ddz_env.rules import Deal, Phase, Rules, deal_hand
 from ddz_env.vector import VectorDouDizhu
 
 from .base import Decisions, illegal_choices
@@ -39,8 +38,10 @@ FIELDS = (
     "spring", "anti_spring", "plays",
 )
 COL = {name: i for i, name in enumerate(FIELDS)}
-_IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
-_BID, _DOUBLE, _REDOUBLE, _PLAY = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY)
+#: the columns copied from the env's hand summary (``VectorDouDizhu.step``'s info): column(s) -> info key
+_FROM_INFO = (("first_bidder", "first_bidder"), ("score0", "final_scores"), ("void", "void"), ("landlord", "landlord"),
+              ("bid", "bid"), ("winner", "winner"), ("bid0", "bids"), ("dbl0", "doubles"), ("redouble", "redouble"),
+              ("spring", "spring"), ("anti_spring", "anti_spring"), ("plays", "plays"))
 DEFAULT_TABLES = 1024  # tables stepped together: DMC vs DMC ran 300 hands/s at 1024, 210 at 256, 95 at 64 (bench_eval.py)
 
 
@@ -59,27 +60,20 @@ class AgentError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Deal:
-    hands: np.ndarray  # (3, 15)
-    bottom: np.ndarray  # (15,)
-    first_bidder: int  # with bidding off: the landlord's seat
-
-
-@dataclass(frozen=True)
 class Job:
     """One hand to play: deal ``index`` (cards ``deal``) in seating ``seating``; ``seats[s]`` is the
     index (into the agent list) of the agent in seat ``s``."""
 
     index: int
     seating: int
-    deal: Deal
+    deal: Deal  # ddz_env.rules.Deal (with bidding off its first bidder is the landlord, unless it names one)
     seats: tuple[int, int, int]
 
 
 def make_deal(seed: int, index: int) -> Deal:
-    """Deal ``index`` of ``seed``: independent of every other deal and of who plays it."""
-    hands, bottom, first_bidder = deal_hand(np.random.default_rng([int(seed), int(index)]))
-    return Deal(hands, bottom, first_bidder)
+    """Deal ``index`` of ``seed`` (a :class:`~ddz_env.rules.Deal`): independent of every other deal and
+    of who plays it."""
+    return deal_hand(np.random.default_rng([int(seed), int(index)]))
 
 
 def seat_seed(seed: int, index: int, seat: int) -> int:
@@ -112,8 +106,6 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
     vec = VectorDouDizhu(B, seed=0, rules=rules)
     job_of = np.full(B, -1, np.int64)  # the job each table plays; -1: idle (no job left)
     seat_agent = np.full((B, 3), -1, np.int64)
-    bombs = np.zeros((B, 3), np.int64)
-    plays = np.zeros(B, np.int64)
     finished = np.zeros(n_jobs, bool)
     next_job = 0
     seat3 = np.arange(3)
@@ -128,11 +120,8 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
         js = [jobs[j] for j in range(next_job, next_job + take.size)]
         job_of[take] = np.arange(next_job, next_job + take.size)
         next_job += take.size
-        vec.load_deals(take, np.stack([j.deal.hands for j in js]), np.stack([j.deal.bottom for j in js]),
-                       np.array([j.deal.first_bidder for j in js]))
+        vec.load_deals(take, [j.deal for j in js])
         seat_agent[take] = np.array([j.seats for j in js])
-        bombs[take] = 0
-        plays[take] = 0
         for b in take.tolist() if history else ():
             history[b] = []
         seeds = np.array([[seat_seed(seed, j.index, s) for s in range(3)] for j in js], np.uint64)
@@ -185,19 +174,6 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
         if history:  # (a Python loop over the tables: only when the caller keeps the hands' actions)
             for b, s_, a_ in zip(np.flatnonzero(active).tolist(), seat[active].tolist(), actions[active].tolist()):
                 history[b].append((s_, a_))
-        # what the record needs from the hand before step() deals the ended tables afresh
-        bids, dbl, red = vec.bids.copy(), vec.double_choice.copy(), vec.redouble_choice.copy()
-        bid, first = vec.bid.copy(), vec.first_bidder.copy()
-        in_play = phase == _PLAY
-        plays += in_play
-        bomb_now = in_play & _IS_BOMBISH[np.where(in_play, actions, 0)]
-        bombs[np.flatnonzero(bomb_now), seat[bomb_now]] += 1
-        if (phase != _PLAY).any():  # the choice being made now (the arrays above are before it)
-            for ph, arr, base in ((_BID, bids, BID_PASS), (_DOUBLE, dbl, NO_DOUBLE)):
-                i = np.flatnonzero(phase == ph)
-                arr[i, seat[i]] = actions[i] - base
-            i = np.flatnonzero(phase == _REDOUBLE)
-            red[i] = actions[i] - NO_REDOUBLE
         _, _, done, info = vec.step(actions, observe=False)
         ended = np.flatnonzero(done & active)
         if ended.size:
@@ -205,20 +181,10 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
             rows = records[j]
             rows[:, COL["deal"]] = [jobs[x].index for x in j]
             rows[:, COL["seating"]] = [jobs[x].seating for x in j]
-            rows[:, COL["first_bidder"]] = first[ended]
-            rows[:, COL["score0"]:COL["score2"] + 1] = info["final_scores"][ended]
-            void = info["void"][ended]
-            rows[:, COL["void"]] = void
-            rows[:, COL["landlord"]] = np.where(void, -1, info["landlord"][ended])
-            rows[:, COL["bid"]] = np.where(void, 0, bid[ended])
-            rows[:, COL["winner"]] = info["winner"][ended]
-            rows[:, COL["bid0"]:COL["bid2"] + 1] = bids[ended]
-            rows[:, COL["dbl0"]:COL["dbl2"] + 1] = dbl[ended]
-            rows[:, COL["redouble"]] = red[ended]
-            rows[:, COL["bombs0"]:COL["bombs2"] + 1] = bombs[ended]
-            rows[:, COL["spring"]] = info["spring"][ended]
-            rows[:, COL["anti_spring"]] = info["anti_spring"][ended]
-            rows[:, COL["plays"]] = plays[ended]
+            for col, key in _FROM_INFO:  # the env's summary of each ended hand
+                v = info[key][ended]
+                rows[:, COL[col]:COL[col] + (v.shape[1] if v.ndim == 2 else 1)] = v.reshape(len(ended), -1)
+            rows[:, COL["bombs0"]:COL["bombs2"] + 1] = info["bombs"][ended] + info["rockets"][ended]
             records[j] = rows
             finished[j] = True
             if history:

@@ -36,7 +36,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import CH_STATUS, OBS_SHAPE
+from ddz_env.observation import OBS_SHAPE, read_status
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class Decisions:
     observation: np.ndarray  # (N, 29, 4, 15) int8 planes of the seat on turn
     legal_ids: np.ndarray  # (M,) int64 legal ids, sorted within each decision
     legal_starts: np.ndarray  # (N + 1,) int64: decision i's ids are legal_ids[legal_starts[i]:legal_starts[i + 1]]
-    phase: np.ndarray  # (N,) int64: 0 bid, 1 double, 2 redouble, 3 play (the status plane's phase)
-    role: np.ndarray  # (N,) int64: 0 landlord, 1 farmer after it, 2 farmer before it; -1 while bidding
+    phase: np.ndarray  # (N,) int64: the ddz_env.rules.Phase (the status plane's phase)
+    role: np.ndarray  # (N,) int64: the ddz_env.rules.Role (0 landlord, 1 farmer after it, 2 before it); -1 while bidding
     seat: np.ndarray  # (N,) int64 absolute seat 0..2; -1 where the caller does not say
     stream: np.ndarray  # (N,) int64: the (hand, seat) series each decision belongs to (see the module doc)
 
@@ -100,12 +100,10 @@ class Decisions:
 
 
 def public_facts(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(phase, role) of (N, 29, 4, 15) planes, read from the status plane (role -1 while bidding)."""
-    status = planes[:, CH_STATUS]
-    phase = status[:, 0, :5].argmax(axis=1).astype(np.int64)
-    known = status[:, 1, :3].any(axis=1)
-    role = np.where(known, status[:, 1, :3].argmax(axis=1), -1).astype(np.int64)
-    return phase, role
+    """(phase, role) of (N, 29, 4, 15) planes, read from the status plane (``observation.read_status``;
+    role -1 while bidding)."""
+    status = read_status(planes)
+    return status.phase, status.role
 
 
 def take_sets(starts: np.ndarray, ids: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

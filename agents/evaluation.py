@@ -128,8 +128,7 @@ class ReplayWriter:
         from ddz_env.files import write_failure
         from ddz_env.record import record_of, save
 
-        d = job.deal
-        game = Game(d.hands, d.bottom, d.first_bidder, rules=self.rules)
+        game = Game.from_deal(job.deal, rules=self.rules)
         for s, a in actions:
             game.step(a, seat=s)
         want = row[COL["score0"]:COL["score2"] + 1].tolist()

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ddz_env.actions import (
-    BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string,
+    BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, NUM_ACTIONS, REDOUBLE_ACTIONS, action_to_string,
 )
 from ddz_env.cards import _to_string
 from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
@@ -28,11 +28,12 @@ from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, PASS, move_id
 from ddz_env.observation import observe_game
 from ddz_env.record import record_of
 from ddz_env.scoring import hand_scores
+from ddz_env.rules import Role
 
 from .arena import make_deal, seat_seed
 from .base import Decisions, as_batch_agent
 
-ROLE_NAMES = {0: "landlord", 1: "farmer", 2: "farmer", -1: None}
+ROLE_NAMES = {Role.LANDLORD: "landlord", Role.FARMER_AFTER: "farmer", Role.FARMER_BEFORE: "farmer", -1: None}
 _YES = {"y", "yes", "double", "redouble", "d", "r"}
 _NO = {"n", "no", "no double", "no redouble", "pass", "p"}
 
@@ -53,11 +54,11 @@ def said(action: int) -> str:
 
 def phase_of_action(action: int) -> str:
     """The phase an action id belongs to (``BID``, ``DOUBLE``, ``REDOUBLE``, ``PLAY``)."""
-    if BID_PASS <= action <= BID_3:
+    if action in BID_ACTIONS:
         return "BID"
-    if action in (NO_DOUBLE, DOUBLE):
+    if action in DOUBLE_ACTIONS:
         return "DOUBLE"
-    if action in (NO_REDOUBLE, REDOUBLE):
+    if action in REDOUBLE_ACTIONS:
         return "REDOUBLE"
     return "PLAY"
 
@@ -82,7 +83,7 @@ def parse_action(text: str, game: Game) -> int:
             return BID_PASS + int(b)
         raise ValueError(f"{text.strip()!r} is no bid: type 1, 2 or 3 to bid, or pass")
     if p in (Phase.DOUBLE, Phase.REDOUBLE):
-        yes, no = (DOUBLE, NO_DOUBLE) if p == Phase.DOUBLE else (REDOUBLE, NO_REDOUBLE)
+        no, yes = DOUBLE_ACTIONS if p == Phase.DOUBLE else REDOUBLE_ACTIONS
         if t in _YES:
             return yes
         if t in _NO:
@@ -136,8 +137,7 @@ class Match:
              rules: Any = None, landlord: int | None = None, **kwargs) -> "Match":
         """Deal ``index`` of ``seed`` (the cards :func:`~agents.arena.make_deal` gives evaluation),
         played under ``rules`` (``Game``'s: default the rulebook; ``landlord`` only with bidding off)."""
-        d = make_deal(seed, index)
-        game = Game(d.hands, d.bottom, d.first_bidder, rules=rules, landlord=landlord)
+        game = Game.from_deal(make_deal(seed, index), rules=rules, landlord=landlord)
         return cls(game, agents, names, seed=seed, index=index, **kwargs)
 
     @property
@@ -347,7 +347,7 @@ def _why_illegal(game: Game, a) -> str:
             return f"it does not beat {said(game.last_move)}"
         return "not a move you can lead"
     if game.phase == Phase.BID:
-        if not isinstance(a, (int, np.integer)) or not BID_PASS <= a <= BID_3:
+        if not isinstance(a, (int, np.integer)) or a not in BID_ACTIONS:
             return "it is the bidding: bid 1, 2, 3 or pass"
         return f"a bid must be above {game.bid}, or pass" if game.bid else "not a bid"
     return f"phase {game.phase.name}"

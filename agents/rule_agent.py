@@ -28,12 +28,13 @@ from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
 from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
 from ddz_env.legal import legal_ids as answers_to
 from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
+from ddz_env.rules import Phase
 
 from .base import BatchAgent, Decisions
 from .hand import move_of, plan, plan_cost
 from .view import View, decode
 
-_BID, _DOUBLE, _REDOUBLE = 0, 1, 2  # phases, as in the status plane
+_BID, _DOUBLE, _REDOUBLE = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE)  # (plain ints: the hot path)
 _SINGLE, _PAIR = int(MoveType.SINGLE), int(MoveType.PAIR)
 #: bombs and the rocket, by move id (plain arrays: no enum lookups in the hot path)
 _IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz_env.cards import MAX_COUNTS
-from ddz_env.observation import (
-    CH_BIDS, CH_BOTTOM, CH_CARDS_LEFT, CH_HAND, CH_PLAYED, CH_STATUS, CH_TO_BEAT,
-)
+from ddz_env.observation import read_bids, read_cards, read_cards_left, read_status
+from ddz_env.rules import Role
 
 from .hand import move_of
 
-LANDLORD, FARMER_AFTER, FARMER_BEFORE = 0, 1, 2
+#: the roles, as ddz_env.rules.Role numbers them (plain ints)
+LANDLORD, FARMER_AFTER, FARMER_BEFORE = int(Role.LANDLORD), int(Role.FARMER_AFTER), int(Role.FARMER_BEFORE)
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,8 @@ class View:
     hand: np.ndarray  # (15,) own cards
     others: np.ndarray  # (15,) cards in the other two hands together (deck - own - played)
     left: tuple[int, int, int]  # cards held by relative seat 0, 1, 2
-    phase: int  # 0 bid, 1 double, 2 redouble, 3 play, 4 over
-    role: int  # -1 before the landlord is known, 0 landlord, 1 farmer after it, 2 farmer before it
+    phase: int  # ddz_env.rules.Phase: 0 bid, 1 double, 2 redouble, 3 play, 4 over
+    role: int  # ddz_env.rules.Role: 0 landlord, 1 farmer after it, 2 farmer before it; -1 before it is known
     to_beat: int  # move id to beat, 0 when leading (or not in play)
     beat_seat: int  # relative seat that played ``to_beat``, -1 when leading
     bottom: np.ndarray | None  # (15,) once revealed
@@ -61,22 +61,18 @@ class View:
 
 
 def decode(planes: np.ndarray) -> View:
-    """The public view held in one observation (29, 4, 15)."""
-    counts = planes[:CH_TO_BEAT + 1].sum(axis=1, dtype=np.int8)  # thermometer planes -> counts
-    hand = counts[CH_HAND]
-    played = counts[CH_PLAYED] + counts[CH_PLAYED + 1] + counts[CH_PLAYED + 2]
-    flat = planes[CH_CARDS_LEFT:CH_CARDS_LEFT + 3].reshape(3, 60)
-    left = tuple(int(x) for x in flat.argmax(axis=1))
-    status = planes[CH_STATUS]
-    phase = int(status[0].argmax())
-    role = int(status[1, :3].argmax()) if status[1, :3].any() else -1
-    beat_seat = int(status[2, :3].argmax()) if status[2, :3].any() else -1
-    to_beat = move_of(counts[CH_TO_BEAT]) if counts[CH_TO_BEAT].any() else 0
-    bottom = counts[CH_BOTTOM].copy() if counts[CH_BOTTOM].any() else None
-    bids = planes[CH_BIDS, :3, :4]
-    highest = int(np.nonzero(bids.any(axis=0))[0].max()) if bids.any() else 0
-    return View(hand=hand.copy(), others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=phase,
-                role=role, to_beat=to_beat, beat_seat=beat_seat, bottom=bottom, highest_bid=highest)
+    """The public view held in one observation (29, 4, 15), read through the layout's readers."""
+    hand = read_cards(planes, "hand")
+    played = read_cards(planes, "played").sum(axis=0, dtype=np.int8)
+    beat_cards = read_cards(planes, "to_beat")
+    bottom = read_cards(planes, "bottom")
+    left = tuple(int(x) for x in read_cards_left(planes))
+    status = read_status(planes)
+    bids, _ = read_bids(planes)
+    return View(hand=hand, others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=int(status.phase),
+                role=int(status.role), to_beat=move_of(beat_cards) if beat_cards.any() else 0,
+                beat_seat=int(status.beat_seat), bottom=bottom if bottom.any() else None,
+                highest_bid=max(int(bids.max()), 0))
 
 
 __all__ = ["View", "decode", "LANDLORD", "FARMER_AFTER", "FARMER_BEFORE"]

@@ -1,14 +1,13 @@
 """One action space for every phase of a hand (ids are stable).
 
-==================  ==================  ======================================
-ids                 phase               meaning
-==================  ==================  ======================================
-0                   play                pass (only when responding, R8)
-1 .. 24639          play                a move of the table (``moves.py``)
-24640 .. 24643      bid                 pass, bid 1, bid 2, bid 3 (R3)
-24644, 24645        double              no double, double (R5)
-24646, 24647        redouble            no redouble, redouble (R6)
-==================  ==================  ======================================
+:data:`ACTION_TABLE` is the one table of the ids: this table, the AEC env's doc page and README's
+table are made from (or checked against) it.
+
+{ACTION_TABLE}
+
+The non-play actions of each phase, in id order (a choice is ``id - first id``), are
+:data:`BID_ACTIONS`, :data:`DOUBLE_ACTIONS` and :data:`REDOUBLE_ACTIONS`; which of them are legal
+is ``rules.legal_choices``.
 """
 from __future__ import annotations
 
@@ -25,6 +24,51 @@ DOUBLE = NUM_MOVES + 5
 NO_REDOUBLE = NUM_MOVES + 6
 REDOUBLE = NUM_MOVES + 7
 NUM_ACTIONS = NUM_MOVES + 8
+#: the non-play actions of each phase, in id order: the one place the pairs are spelled
+BID_ACTIONS = (BID_PASS, BID_1, BID_2, BID_3)
+DOUBLE_ACTIONS = (NO_DOUBLE, DOUBLE)
+REDOUBLE_ACTIONS = (NO_REDOUBLE, REDOUBLE)
+#: the first non-play id and how many there are (bids, doubles, redoubles: ids FIRST_CHOICE + 0 .. 7)
+FIRST_CHOICE = BID_PASS
+NUM_CHOICES = NUM_ACTIONS - NUM_MOVES
+
+#: THE action-id table, in id order: (first id, last id, phase, meaning)
+ACTION_TABLE = (
+    (PLAY_PASS, PLAY_PASS, "play", "pass (only when responding, R8)"),
+    (PLAY_PASS + 1, NUM_MOVES - 1, "play", "a move of the move table (`ddz_env.moves`)"),
+    (BID_ACTIONS[0], BID_ACTIONS[-1], "bid", "pass, bid 1, bid 2, bid 3 (R3)"),
+    (DOUBLE_ACTIONS[0], DOUBLE_ACTIONS[-1], "double", "no double, double (the farmers, secret until both chose, R5)"),
+    (REDOUBLE_ACTIONS[0], REDOUBLE_ACTIONS[-1], "redouble", "no redouble, redouble (the landlord, only if a farmer "
+                                                              "doubled, R6)"),
+)
+
+
+def _ids_label(first: int, last: int) -> str:
+    if first == last:
+        return str(first)
+    if last == first + 1:
+        return f"{first}, {last}"
+    return f"{first} .. {last}"
+
+
+def action_table(fmt: str = "markdown") -> str:
+    """:data:`ACTION_TABLE` as a table: ``"markdown"`` (README, the env's doc page) or ``"rst"`` (this
+    module's doc)."""
+    rows = [(_ids_label(a, b), phase, meaning) for a, b, phase, meaning in ACTION_TABLE]
+    if fmt == "markdown":
+        return "\n".join(["| ids | phase | meaning |", "|---|---|---|"] + [f"| {i} | {p} | {m} |" for i, p, m in rows])
+    if fmt == "rst":
+        w1, w2 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+        w3 = max(len(r[2].replace("`", "``")) for r in rows)
+        rule = f"{'=' * w1}  {'=' * w2}  {'=' * w3}"
+        out = [rule, f"{'ids':<{w1}}  {'phase':<{w2}}  meaning", rule]
+        out += [f"{i:<{w1}}  {p:<{w2}}  {m.replace('`', '``')}" for i, p, m in rows]
+        return "\n".join(out + [rule])
+    raise ValueError(f"fmt must be 'markdown' or 'rst', got {fmt!r}")
+
+
+if __doc__ is not None:  # (python -OO strips docstrings)
+    __doc__ = __doc__.replace("{ACTION_TABLE}", action_table("rst"))
 
 _NAMES = {
     BID_PASS: "bid pass", BID_1: "bid 1", BID_2: "bid 2", BID_3: "bid 3",
@@ -76,5 +120,6 @@ def action_from_string(text: str) -> int:
 
 __all__ = [
     "PLAY_PASS", "BID_PASS", "BID_1", "BID_2", "BID_3", "NO_DOUBLE", "DOUBLE", "NO_REDOUBLE", "REDOUBLE",
-    "NUM_ACTIONS", "bid_action", "action_to_string", "action_from_string", "as_action_id",
+    "NUM_ACTIONS", "BID_ACTIONS", "DOUBLE_ACTIONS", "REDOUBLE_ACTIONS", "FIRST_CHOICE", "NUM_CHOICES", "ACTION_TABLE",
+    "action_table", "bid_action", "action_to_string", "action_from_string", "as_action_id",
 ]

@@ -11,6 +11,8 @@ import operator
 
 import numpy as np
 
+#: the players at the table (R1); the one definition (``rules``, ``game`` and ``vector`` read it from here)
+NUM_SEATS = 3
 RANKS = "3456789TJQKA2BR"
 NUM_RANKS = 15
 BLACK_JOKER = 13

@@ -15,13 +15,7 @@ rulebook (see ``RULES.md``, rulings R1-R22).
 
 ## Actions (ids are stable)
 
-| ids            | phase    | meaning                                              |
-|----------------|----------|------------------------------------------------------|
-| 0              | play     | pass (only when responding)                          |
-| 1 .. 24639     | play     | a move of the move table (`ddz_env.moves`)           |
-| 24640 .. 24643 | bid      | pass, bid 1, bid 2, bid 3                            |
-| 24644, 24645   | double   | no double, double (farmers, secret until both chose) |
-| 24646, 24647   | redouble | no redouble, redouble (landlord, only if someone doubled) |
+{ACTION_TABLE}
 
 `env.unwrapped.action_string(a)` names an action, `legal_actions()` lists the current
 agent's legal ids and `default_action()` gives R20's timeout action.
@@ -32,19 +26,7 @@ Each channel is a 4 x 15 plane, a column per rank `3456789TJQKA2BR`; cards are
 thermometer-coded (k cards of a rank light the first k rows). Seats are relative to
 the observer: 0 self, 1 next (acts after it), 2 previous.
 
-| channel  | content |
-|----------|---------|
-| 0        | own hand |
-| 1        | unseen: cards whose place the observer cannot know |
-| 2        | bottom cards, once revealed |
-| 3, 4, 5  | cards played so far by relative seat 0, 1, 2 |
-| 6        | the move to beat (zeros when leading) |
-| 7 .. 21  | the last 15 plays, most recent first (a pass is an empty plane) |
-| 22       | history seats: [r, k] seat r made play k; [3, k] play k was a pass |
-| 23,24,25 | cards left of relative seat 0, 1, 2: one-hot over the 60 cells (index = count) |
-| 26       | bids: [r, b] seat r bid b (0 pass, 1-3); [3, r] seat r bid first |
-| 27       | doubling: [r, d] seat r's choice (own at once, farmers' once both chose); [3, d] redouble |
-| 28       | status: [0, phase] (0 bid .. 4 over); [1, role] (0 landlord, 1 farmer after, 2 farmer before); [2, r] seat that played the move to beat; [3, n] n bombs played; [3, 14] rocket played |
+{LAYOUT_TABLE}
 
 The mask is all zeros for agents not on turn and after the hand ends.
 
@@ -59,7 +41,7 @@ The mask is all zeros for agents not on turn and after the hand ends.
 | `render_mode` | `None`    | `"ansi"` (returns the table) or `"human"` (prints it) |
 
 `reset(seed, options)` accepts `options={"first_bidder": s}` (with bidding off, the
-landlord seat: `{"landlord": s}`) and a fixed deal
+landlord seat: `{"landlord": s}`) and a fixed deal: a `ddz_env.rules.Deal` or
 `options={"deal": {"hands": [h0, h1, h2], "bottom": b, "first_bidder": s}}`
 (card strings or count vectors). Without them the deal and the first bidder (or the
 fixed landlord) come from the seeded generator; after a void hand (all passed) the
@@ -81,11 +63,15 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import NUM_ACTIONS, action_to_string
-from .game import Game, IllegalActionError, Phase, as_seat
-from .rules import Rules, deal_hand
+from .actions import NUM_ACTIONS, action_table, action_to_string
+from .game import Game, IllegalActionError, Phase
+from .rules import Deal, Rules, as_seat, deal_hand
 from .rules import rewards as hand_rewards
-from .observation import OBS_SHAPE, observe_game
+from .observation import OBS_SHAPE, layout_table, observe_game
+
+if __doc__ is not None:  # the doc page's tables come from the one source of each (python -OO strips docstrings)
+    __doc__ = __doc__.replace("{ACTION_TABLE}", action_table("markdown")).replace("{LAYOUT_TABLE}",
+                                                                                   layout_table("markdown"))
 
 AGENTS = ["player_0", "player_1", "player_2"]
 _SEAT_OF = {a: i for i, a in enumerate(AGENTS)}
@@ -331,6 +317,8 @@ class raw_env(AECEnv, EzPickle):
         if "deal" not in options:
             return options, None
         d = options["deal"]
+        if isinstance(d, Deal):
+            d = d.to_dict()
         if not isinstance(d, Mapping) or "hands" not in d or "bottom" not in d:
             raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder', "
                              f"got {d!r}")

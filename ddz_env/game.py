@@ -5,8 +5,9 @@ only if someone doubled (R6) -> bottom cards revealed and added (R7) -> play
 (R8, R17) -> over, scored by R18/R19.
 
 Every decision, in every phase, is an action id of ``actions.py``; what is legal
-comes from ``legal.py`` (play) and the bid/double rules here. ``step`` validates
-first and mutates only a legal action, so an illegal one leaves the state intact.
+comes from ``legal.py`` (play) and ``rules.legal_choices`` (bids, doubles, redoubles).
+``step`` validates first and mutates only a legal action, so an illegal one leaves the
+state intact.
 """
 from __future__ import annotations
 
@@ -16,18 +17,16 @@ from typing import Sequence
 import numpy as np
 
 from .actions import (
-    BID_1, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE, action_to_string, as_action_id,
+    BID_PASS, DOUBLE, DOUBLE_ACTIONS, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import NUM_RANKS, _to_string as to_string, as_counts, as_id
+from .cards import NUM_RANKS, NUM_SEATS, _to_string as to_string
 from .legal import _legal_ids_one
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
-    Phase, Rules, bid_outcome, check_deals, deal_hand, default_actions, doubling_order, legal_bids, next_first_bidder,
-    redouble_allowed,
+    ROLE_OF, Deal, Phase, Role, Rules, as_seat, bid_outcome, check_hands_arg, deal_hand, default_actions,
+    doubling_order, legal_choices, next_first_bidder, redouble_allowed,
 )
-from .scoring import hand_scores, spring_flags
-
-NUM_SEATS = 3
+from .scoring import finish_hand
 _MOVE_TYPE_LIST = MOVE_TYPE.tolist()
 _BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
 #: a secret doubling choice not yet revealed, as it stands in ``public_history()``
@@ -36,30 +35,6 @@ HIDDEN = -1
 
 class IllegalActionError(ValueError):
     """An action that is not legal now (wrong phase, wrong seat, or not allowed by the rules)."""
-
-
-def as_seat(value, what: str = "seat") -> int:
-    """``value`` as a seat 0, 1 or 2 (an integer, as :func:`cards.as_id` reads one); ``ValueError``
-    naming ``what`` and the value otherwise (a float such as 1.0 or 1.5 is no seat, nor a string)."""
-    try:
-        s = as_id(value, what)
-    except TypeError:
-        s = None
-    if s not in (0, 1, 2):
-        raise ValueError(f"{what} must be 0, 1 or 2, got {value!r}")
-    return s
-
-
-def _check_hands_arg(hands) -> None:
-    try:
-        n = None if isinstance(hands, (str, bytes, dict)) else len(hands)
-    except TypeError:
-        n = None
-    if n is None:
-        raise TypeError(f"hands must be a sequence of 3 hands (card strings or ({NUM_RANKS},) count vectors), "
-                        f"got {type(hands).__name__} {hands!r}")
-    if n != NUM_SEATS:
-        raise ValueError(f"need 3 hands, got {n}")
 
 
 def _rules_and_landlord(rules, landlord) -> tuple[Rules, int | None]:
@@ -74,7 +49,8 @@ def _rules_and_landlord(rules, landlord) -> tuple[Rules, int | None]:
 
 
 class Game:
-    """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (given cards).
+    """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (a :class:`~ddz_env.rules.Deal`
+    or given cards); :attr:`initial_deal` is the hand's ``Deal``.
 
     Seats are 0, 1, 2 and play passes from seat s to seat (s + 1) % 3. ``rules``
     (:class:`~ddz_env.rules.Rules`, a preset name or fields; default the rulebook) says which
@@ -85,18 +61,25 @@ class Game:
 
     def __init__(self, hands: Sequence, bottom, first_bidder: int, *, rules: Rules | str | None = None,
                  landlord: int | None = None):
-        _check_hands_arg(hands)
+        check_hands_arg(hands)
         first_bidder = as_seat(first_bidder, "first_bidder")
         rules, landlord = _rules_and_landlord(rules, landlord)
+        self._setup(Deal(hands, bottom, first_bidder), rules, landlord)  # Deal: R1, R2 checked
+
+    @classmethod
+    def _of(cls, deal: Deal, rules: Rules, landlord: int | None) -> "Game":
+        """A hand of a ``Deal`` with ``rules`` and ``landlord`` already checked."""
+        g = cls.__new__(cls)
+        g._setup(deal, rules, landlord)
+        return g
+
+    def _setup(self, deal: Deal, rules: Rules, landlord: int | None) -> None:
         if landlord is None and not rules.bidding:
-            landlord = first_bidder
-        h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
-        b = as_counts(bottom).astype(np.int8)
-        check_deals(h, b)  # R1, R2
-        self.initial_hands = h.copy()
-        self.hands = h
-        self.bottom = b
-        self.first_bidder = int(first_bidder)
+            landlord = deal.first_bidder
+        self.initial_hands = deal.hands.copy()
+        self.hands = deal.hands.copy()
+        self.bottom = deal.bottom.copy()
+        self.first_bidder = deal.first_bidder
         self.rules = rules
         self.phase = Phase.BID
         self.current_player = self.first_bidder
@@ -139,14 +122,29 @@ class Game:
         """
         if first_bidder is not None:
             first_bidder = as_seat(first_bidder, "first_bidder")
-        kwargs["rules"], kwargs["landlord"] = _rules_and_landlord(kwargs.get("rules"), kwargs.get("landlord"))
+        rules, landlord = _rules_and_landlord(kwargs.pop("rules", None), kwargs.pop("landlord", None))
+        if kwargs:
+            raise TypeError(f"Game.deal: unexpected arguments {sorted(kwargs)}")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        hands, bottom, drawn = deal_hand(rng)
-        return cls(hands, bottom, drawn if first_bidder is None else first_bidder, **kwargs)
+        deal = deal_hand(rng)
+        if first_bidder is not None:
+            deal = Deal._trusted(deal.hands, deal.bottom, first_bidder)
+        return cls._of(deal, rules, landlord)
 
     @classmethod
-    def from_deal(cls, hands: Sequence, bottom, first_bidder: int = 0, **kwargs) -> "Game":
-        """A hand from given cards: three 17-card hands and 3 bottom cards (strings or counts)."""
+    def from_deal(cls, hands, bottom=None, first_bidder: int = 0, **kwargs) -> "Game":
+        """A hand of a :class:`~ddz_env.rules.Deal` (or anything ``Deal.of`` reads: a ``(hands, bottom,
+        first_bidder)`` tuple, a dict), or of given cards: three 17-card hands and 3 bottom cards
+        (strings or counts) and the first bidder. A deal's ``landlord`` is used unless ``landlord``
+        is given."""
+        if bottom is None and not isinstance(hands, (str, bytes)):
+            deal = Deal.of(hands)
+            if deal.landlord is not None and kwargs.get("landlord") is None:
+                kwargs["landlord"] = deal.landlord
+            rules, landlord = _rules_and_landlord(kwargs.pop("rules", None), kwargs.pop("landlord", None))
+            if kwargs:
+                raise TypeError(f"from_deal: unexpected arguments {sorted(kwargs)}")
+            return cls._of(deal, rules, landlord)
         return cls(hands, bottom, first_bidder, **kwargs)
 
     def copy(self) -> "Game":
@@ -162,11 +160,16 @@ class Game:
         """After a void hand the next hand's first bidder is the next seat (R4: ``rules.next_first_bidder``)."""
         return int(next_first_bidder(self.first_bidder))
 
+    @property
+    def initial_deal(self) -> Deal:
+        """The hand's :class:`~ddz_env.rules.Deal` (its ``landlord`` set when bidding is off)."""
+        return Deal._trusted(self.initial_hands, self.bottom, self.first_bidder,
+                             None if self.rules.bidding else self.landlord)
+
     def role(self, seat: int) -> int:
-        """0 landlord, 1 the farmer after the landlord, 2 the farmer before; -1 before bidding ends."""
-        if self.landlord < 0:
-            return -1
-        return (seat - self.landlord) % NUM_SEATS
+        """``seat``'s ``Role``: 0 landlord, 1 the farmer after the landlord, 2 the farmer before; -1
+        before bidding ends (``rules.ROLE_OF``)."""
+        return int(ROLE_OF[seat, self.landlord + 1])
 
     def cards_left(self) -> np.ndarray:
         return np.array(self.n_cards, dtype=np.int64)
@@ -177,16 +180,9 @@ class Game:
 
     def legal_actions(self) -> np.ndarray:
         """Sorted legal action ids for the player to act (empty when the hand is over)."""
-        p = self.phase
-        if p == Phase.PLAY:
+        if self.phase == Phase.PLAY:
             return self._play_ids()
-        if p == Phase.BID:
-            return legal_bids(self.bid)
-        if p == Phase.DOUBLE:
-            return np.array([NO_DOUBLE, DOUBLE], dtype=np.int64)
-        if p == Phase.REDOUBLE:
-            return np.array([NO_REDOUBLE, REDOUBLE], dtype=np.int64)
-        return np.zeros(0, dtype=np.int64)
+        return FIRST_CHOICE + np.flatnonzero(legal_choices(self.phase, self.bid))  # R3, R5, R6; none once over
 
     def _play_ids(self) -> np.ndarray:
         """Legal move ids now, computed once per position (observe and step both ask)."""
@@ -209,19 +205,14 @@ class Game:
             a = as_action_id(action)
         except TypeError:
             return False
-        if p == Phase.BID:
-            return a == BID_PASS or BID_1 + self.bid <= a <= BID_3
-        if p == Phase.DOUBLE:
-            return a in (NO_DOUBLE, DOUBLE)
-        if p == Phase.REDOUBLE:
-            return a in (NO_REDOUBLE, REDOUBLE)
         if p == Phase.PLAY:
             if not 0 <= a < NUM_MOVES:
                 return False
             ids = self._play_ids()
             i = np.searchsorted(ids, a)
             return bool(i < ids.size and ids[i] == a)
-        return False
+        k = a - FIRST_CHOICE
+        return 0 <= k < NUM_CHOICES and bool(legal_choices(p, self.bid)[k])  # R3, R5, R6
 
     def default_action(self) -> int:
         """R20's timeout action (``rules.default_actions``): pass the bid, no double, no redouble, lead
@@ -234,7 +225,7 @@ class Game:
         """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made (R5)."""
         if self.doubles_revealed:
             return list(self.history)
-        return [(s, HIDDEN if a in (NO_DOUBLE, DOUBLE) else a) for s, a in self.history]
+        return [(s, HIDDEN if a in DOUBLE_ACTIONS else a) for s, a in self.history]
 
     # ------------------------------------------------------------------ transitions
     def step(self, action: int, seat: int | None = None) -> None:
@@ -350,17 +341,14 @@ class Game:
         self.winner = winner
         self.phase = Phase.OVER
         self.current_player = -1
-        farmers_won = winner != self.landlord
-        lord_moves = int(self.moves_made[self.landlord])
-        spring, anti = spring_flags(farmers_won, lord_moves, int(self.moves_made.sum()) - lord_moves)
+        _, spring, anti, self.scores = finish_hand(winner, self.landlord, self.moves_made, self.bid, self.doubled(),
+                                                   self.redoubled, self.bombs, self.rockets)  # R17-R19
         self.spring, self.anti_spring = bool(spring), bool(anti)
-        self.scores = hand_scores(self.bid, self.landlord, self.doubled(), self.redoubled, self.bombs,
-                                  self.rockets, self.spring, self.anti_spring, farmers_won)
 
     # ------------------------------------------------------------------ display
     def render(self, spectator: bool = False) -> str:
         """A readable table; hidden hands are shown only to a spectator."""
-        names = {0: "landlord", 1: "farmer(down)", 2: "farmer(up)", -1: "?"}
+        names = {Role.LANDLORD: "landlord", Role.FARMER_AFTER: "farmer(down)", Role.FARMER_BEFORE: "farmer(up)", -1: "?"}
         lines = [f"phase {self.phase.name}  bid {self.bid}  landlord {self.landlord}  "
                  f"bombs {self.bombs}  rockets {self.rockets}"]
         for s in range(NUM_SEATS):
@@ -384,4 +372,4 @@ class Game:
         return f"Game(phase={self.phase.name}, current={self.current_player}, landlord={self.landlord})"
 
 
-__all__ = ["Game", "Phase", "IllegalActionError", "HIDDEN", "NUM_SEATS", "as_seat"]
+__all__ = ["Game", "Phase", "Role", "Deal", "IllegalActionError", "HIDDEN", "NUM_SEATS", "as_seat"]

@@ -8,9 +8,16 @@ previous seat.
 
 :data:`LAYOUT` is the one table of the layout: the ``CH_*`` constants, the table below, the
 AEC env's doc page and README's table are all made from (or checked against) it, and
-``LAYOUT_BY_NAME[name].of(planes)`` is a named view of any ``(..., 29, 4, 15)`` planes.
+``LAYOUT_BY_NAME[name].of(planes)`` is a named view of any ``(..., 29, 4, 15)`` planes
+(``.cells``: its cells in flat ``(..., 1740)`` planes).
 
 {LAYOUT_TABLE}
+
+What a seat may know (R5, R21) is decided here, for both engines: :func:`observe_game` (one
+:class:`~ddz_env.game.Game`) and :func:`observe_batch` (the B hands of a ``VectorDouDizhu``) build
+the observer-relative public view, :func:`encode` writes the planes. The readers invert the
+planes through the layout: :func:`read_cards`, :func:`read_cards_left`, :func:`read_bids`,
+:func:`read_doubling` and :func:`read_status`; agents read planes only through them.
 """
 from __future__ import annotations
 
@@ -19,11 +26,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import MAX_COUNTS, NUM_RANKS
-from .game import as_seat
+from .cards import MAX_COUNTS, NUM_RANKS, NUM_SEATS
 from .moves import MOVE_COUNTS as _MOVE_COUNTS
-from .moves import NUM_MOVES
-from .rules import Phase
+from .moves import NUM_MOVES, PASS
+from .rules import ROLE_OF, Phase, as_seat
 
 _PLAY = int(Phase.PLAY)
 
@@ -46,6 +52,11 @@ class Channels:
     def of(self, planes: np.ndarray) -> np.ndarray:
         """This slice of ``(..., 29, 4, 15)`` planes (a view)."""
         return planes[..., self.start:self.stop, :, :]
+
+    @property
+    def cells(self) -> slice:
+        """This run's cells in flat ``(..., 1740)`` planes (60 a channel): ``flat[..., ch.cells]``."""
+        return slice(self.start * 4 * NUM_RANKS, self.stop * 4 * NUM_RANKS)
 
     def label(self) -> str:
         """The channel numbers as the tables write them: ``0``, ``3, 4, 5``, ``7 .. 21``."""
@@ -294,7 +305,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     st = CH_STATUS * _PLANE
     cells.append(st + int(game.phase))
     if lord >= 0:
-        cells.append(st + NUM_RANKS + (seat - lord) % 3)
+        cells.append(st + NUM_RANKS + int(ROLE_OF[seat, lord + 1]))
     if last:
         cells.append(st + 2 * NUM_RANKS + (game.last_mover - seat) % 3)
     cells.append(st + 3 * NUM_RANKS + min(game.bombs, 13))
@@ -304,4 +315,142 @@ def observe_game(game, seat: int) -> np.ndarray:
     return flat.reshape(OBS_SHAPE)
 
 
-__all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game", "decode_cards", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+# ---------------------------------------------------------------------------------------------- B hands
+_OBS_CHUNK = 1024  # views encoded per pass: the temporaries of a few thousand views stay in the caches
+_AR = np.arange(_OBS_CHUNK)
+_B3 = _AR * NUM_SEATS
+#: _RING[head]: the ring positions of the history slots, most recent first (slot k sits at head - 1 - k)
+_RING = (np.arange(HISTORY)[:, None] - np.arange(1, HISTORY + 1)) % HISTORY
+_RING_BASE = (_AR * HISTORY)[:, None]
+#: _REL[4 * o + 1 + s]: seat s seen from seat o (0 self, 1 next, 2 previous); -1 stays -1 (no seat)
+_REL = np.array([[-1] + [(s - o) % NUM_SEATS for s in range(NUM_SEATS)] for o in range(NUM_SEATS)],
+                np.int8).reshape(-1)
+#: _ORDER[o]: the absolute seats of relative seats 0, 1, 2
+_ORDER = (np.arange(NUM_SEATS)[:, None] + np.arange(NUM_SEATS)) % NUM_SEATS
+#: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
+_ROLE = ROLE_OF.reshape(-1)
+
+
+def observe_batch(state, seats: np.ndarray) -> np.ndarray:
+    """Planes (B, 29, 4, 15) of seat ``seats[b]``'s view of hand b, for the B hands held as arrays
+    in ``state`` (a ``VectorDouDizhu``; ``seats`` (B,) int64, checked by the caller): the batched
+    twin of :func:`observe_game`, the same public view (R21: own cards, public plays, cards left,
+    the bottom once revealed; R5: the farmers' doubling choices only once both are made) and the
+    same planes (the tests check both against each other).
+
+    ``state``'s arrays, B leading: ``hands``, ``played`` (B, 3, 15), ``played_total``, ``bottom``
+    (B, 15), ``bottom_revealed``, ``doubles_revealed`` (B,) bool, ``n_cards``, ``bids``,
+    ``double_choice`` (B, 3), ``landlord``, ``first_bidder``, ``redouble_choice``, ``phase``,
+    ``last_move``, ``last_mover``, ``bombs``, ``rockets`` (B,), and the play history ring
+    ``hist_moves``, ``hist_seats`` (B, HISTORY) with its next slot ``hist_head`` (B,)."""
+    B = seats.shape[0]
+    obs = np.empty((B, _CELLS), np.int8)
+    for lo in range(0, B, _OBS_CHUNK):
+        hi = min(lo + _OBS_CHUNK, B)
+        _observe_into(state, obs[lo:hi], lo, hi, seats[lo:hi])
+    return obs.reshape((B,) + OBS_SHAPE)
+
+
+def _observe_into(st, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
+    """Views of hands lo..hi-1 by seats ``o``: encode's inputs from the arrays, as observe_game builds them."""
+    n = hi - lo
+    if n > _AR.size:  # (a chunk larger than the tables were built for)
+        b3, ring_base = np.arange(n) * NUM_SEATS, (np.arange(n) * HISTORY)[:, None]
+    else:
+        b3, ring_base = _B3[:n], _RING_BASE[:n]
+    hands2 = st.hands[lo:hi].reshape(-1, NUM_RANKS)
+    played2 = st.played[lo:hi].reshape(-1, NUM_RANKS)
+    flat = b3[:, None] + _ORDER.take(o, axis=0)  # rows of (hand, relative seat 0, 1, 2)
+    hand = hands2.take(flat[:, 0], axis=0)
+    played = played2.take(flat, axis=0)
+    lord = st.landlord[lo:hi]
+    bottom = st.bottom[lo:hi] * st.bottom_revealed[lo:hi, None]  # R21: public once revealed (R7)
+    # unseen: deck - own - played - the known bottom cards the landlord still holds (seen by the others)
+    known = bottom - played2.take(b3 + np.maximum(lord, 0), axis=0)
+    np.maximum(known, 0, out=known)
+    known *= (lord != o)[:, None]
+    unseen = MAX_COUNTS - hand
+    unseen -= st.played_total[lo:hi]
+    unseen -= known
+    last = st.last_move[lo:hi]  # 0 outside the play phase
+    ring = ring_base + _RING.take(st.hist_head[lo:hi], axis=0)  # most recent first
+    hm = st.hist_moves[lo:hi].take(ring)
+    o41 = o * 4 + 1
+    hist_seat = _REL.take(o41[:, None] + st.hist_seats[lo:hi].take(ring))
+    dbl = st.double_choice[lo:hi].take(flat)
+    dbl[:, 1:] |= np.where(st.doubles_revealed[lo:hi], 0, -1)[:, None]  # R5: the others' once both chose
+    beat_mover = np.where(last != PASS, st.last_mover[lo:hi], -1)
+    view = PublicView(
+        hand=hand, unseen=unseen, bottom=bottom, played=played, to_beat=None, hist_cards=None,
+        hist_seat=hist_seat, hist_pass=hm == PASS, cards_left=st.n_cards[lo:hi].take(flat),
+        bids=st.bids[lo:hi].take(flat), first_bidder=_REL.take(o41 + st.first_bidder[lo:hi]),
+        doubling=dbl, redouble=st.redouble_choice[lo:hi], phase=st.phase[lo:hi], role=_ROLE.take(o41 + lord),
+        beat_seat=_REL.take(o41 + beat_mover), bombs=st.bombs[lo:hi], rocket=st.rockets[lo:hi] > 0)
+    encode(view, to_beat_move=last, hist_moves=hm, out=out)
+
+
+# ---------------------------------------------------------------------------------------------- readers
+_CARD_CHANNELS = ("hand", "unseen", "bottom", "played", "to_beat", "history")
+
+
+def _one_hot_index(rows: np.ndarray) -> np.ndarray:
+    """(...,) int64: the lit cell of each one-hot row (..., n), -1 where none is lit."""
+    lit = rows.any(axis=-1)
+    return np.where(lit, rows.argmax(axis=-1), -1).astype(np.int64)
+
+
+def read_cards(planes: np.ndarray, name: str = "hand") -> np.ndarray:
+    """Counts of a card run of ``(..., 29, 4, 15)`` planes (the inverse of its thermometer planes):
+    ``(..., 15)`` int8 for a one-channel run (``hand``, ``unseen``, ``bottom``, ``to_beat``),
+    ``(..., count, 15)`` for ``played`` (relative seats) and ``history`` (most recent first)."""
+    if name not in _CARD_CHANNELS:
+        raise ValueError(f"read_cards: {name!r} is no card channel; card channels: {', '.join(_CARD_CHANNELS)}")
+    ch = LAYOUT_BY_NAME[name]
+    counts = ch.of(planes).sum(axis=-2, dtype=np.int8)
+    return counts[..., 0, :] if ch.count == 1 else counts
+
+
+def read_cards_left(planes: np.ndarray) -> np.ndarray:
+    """(..., 3) int64: the cards held by relative seat 0, 1, 2 (the ``cards_left`` channels)."""
+    ch = LAYOUT_BY_NAME["cards_left"]
+    cells = ch.of(planes)
+    return cells.reshape(cells.shape[:-2] + (4 * NUM_RANKS,)).argmax(axis=-1).astype(np.int64)
+
+
+def read_bids(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(bids (..., 3), first_bidder (...,))`` int64 of the ``bids`` channel: each relative seat's bid
+    (-1 not yet, 0 pass, 1..3) and the relative seat that bid first."""
+    p = LAYOUT_BY_NAME["bids"].of(planes)[..., 0, :, :]
+    return _one_hot_index(p[..., :3, :4]), _one_hot_index(p[..., 3, :3])
+
+
+def read_doubling(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(doubling (..., 3), redouble (...,))`` int64 of the ``doubling`` channel, as the observer may
+    know them (R5): each relative seat's choice (-1 unknown or not asked, 0 no, 1 double) and the
+    landlord's (-1 not asked or not yet, 0 no, 1 redouble)."""
+    p = LAYOUT_BY_NAME["doubling"].of(planes)[..., 0, :, :]
+    return _one_hot_index(p[..., :3, :2]), _one_hot_index(p[..., 3, :2])
+
+
+class Status(NamedTuple):
+    """The ``status`` channel read back (:func:`read_status`), every field (...,) int64 or bool."""
+
+    phase: Any  # Phase
+    role: Any  # the observer's Role, -1 before the landlord is known
+    beat_seat: Any  # relative seat that played the move to beat, -1 when leading (and outside play)
+    bombs: Any  # bombs played, capped at 13
+    rocket: Any  # bool: the rocket was played
+
+
+def read_status(planes: np.ndarray) -> Status:
+    """The inverse of the status plane of ``(..., 29, 4, 15)`` planes: phase, own role, the seat of the
+    move to beat, bombs (0..13) and the rocket (see :data:`LAYOUT`, channel ``status``)."""
+    p = LAYOUT_BY_NAME["status"].of(planes)[..., 0, :, :]
+    return Status(phase=p[..., 0, :len(Phase)].argmax(axis=-1).astype(np.int64),
+                  role=_one_hot_index(p[..., 1, :NUM_SEATS]), beat_seat=_one_hot_index(p[..., 2, :NUM_SEATS]),
+                  bombs=p[..., 3, :14].argmax(axis=-1).astype(np.int64), rocket=p[..., 3, 14] > 0)
+
+
+__all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
+           "observe_batch", "decode_cards", "read_cards", "read_cards_left", "read_bids", "read_doubling", "read_status",
+           "Status", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

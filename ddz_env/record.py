@@ -21,9 +21,11 @@ is for people). ``result`` is the R19 breakdown: ``exponents[i]`` is farmer ``i`
 ``n_i`` (bombs + rockets + spring + anti-spring + own double + double x redouble), the landlord's
 entry holds the common part only. A record of an unfinished hand has ``"over": false``.
 
-:func:`replay` rebuilds the :class:`Game` by stepping every action (each is checked legal) and
-checks the stored result against the one the rules give; :func:`positions` yields the game after
-each action, for viewers. Only the core is needed: no PettingZoo, no torch.
+``deal`` is the hand's :class:`~ddz_env.rules.Deal` in card strings (``Deal.to_dict(strings=True)``)
+plus the rules; :func:`deal_of` reads it back as a ``Deal``. :func:`replay` rebuilds the
+:class:`Game` by stepping every action (each is checked legal) and checks the stored result
+against the one the rules give; :func:`positions` yields the game after each action, for
+viewers. Only the core is needed: no PettingZoo, no torch.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from .actions import action_to_string
 from .cards import _to_string
 from .files import write_text
 from .game import Game, IllegalActionError
-from .rules import Rules
+from .rules import Deal, Rules
 from .scoring import multiplier_exponents
 
 FORMAT = "ddz-hand"
@@ -60,27 +62,21 @@ def _result(game: Game) -> dict[str, Any]:
     }
 
 
-def _fixed_landlord(game: Game) -> int | None:
-    """The seat made landlord without bidding (``rules.bidding`` off), else None."""
-    return None if game.rules.bidding else int(game.landlord)
-
-
 def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | None = None) -> dict[str, Any]:
     """The record of ``game`` as it stands (finished or not); ``players`` names who sat in seats 0..2."""
     if players is not None:
         players = [str(p) for p in players]
         if len(players) != 3:
             raise ValueError(f"players names the 3 seats, got {len(players)}: {players!r}")
-    g = Game(game.initial_hands, game.bottom, game.first_bidder, rules=game.rules, landlord=_fixed_landlord(game))
+    deal = game.initial_deal
+    g = Game.from_deal(deal, rules=game.rules)
     actions = []
     for seat, a in game.history:
         actions.append({"seat": int(seat), "phase": g.phase.name, "action": int(a), "name": action_to_string(a)})
         g.step(a)
     rec = {
         "format": FORMAT, "version": VERSION,
-        "deal": {"hands": [_to_string(h) for h in game.initial_hands], "bottom": _to_string(game.bottom),
-                 "first_bidder": int(game.first_bidder), "landlord": _fixed_landlord(game),
-                 "rules": game.rules.name, "doubling": game.rules.doubling},
+        "deal": {**deal.to_dict(strings=True), "rules": game.rules.name, "doubling": game.rules.doubling},
         "players": players,
         "actions": actions,
         "result": _result(game),
@@ -120,14 +116,25 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _start(record: dict) -> Game:
-    deal = record["deal"]
+def _rules(deal: dict) -> Rules:
+    if "rules" in deal:
+        return Rules.of(deal["rules"])
+    # records written before "rules": the landlord given means bidding was off
+    return Rules(bidding=deal.get("landlord") is None, doubling=bool(deal.get("doubling", True)))
+
+
+def deal_of(record: dict) -> Deal:
+    """The record's deal as a :class:`~ddz_env.rules.Deal` (``RecordError`` for a malformed one)."""
+    _check(record)
     try:
-        if "rules" in deal:
-            rules = Rules.of(deal["rules"])
-        else:  # records written before "rules": the landlord given means bidding was off
-            rules = Rules(bidding=deal.get("landlord") is None, doubling=bool(deal.get("doubling", True)))
-        return Game(deal["hands"], deal["bottom"], deal["first_bidder"], rules=rules, landlord=deal.get("landlord"))
+        return Deal.of(record["deal"])
+    except (TypeError, ValueError) as e:
+        raise RecordError(f"record 'deal' is not a valid deal: {e}") from None
+
+
+def _start(record: dict) -> Game:
+    try:
+        return Game.from_deal(Deal.of(record["deal"]), rules=_rules(record["deal"]))
     except (TypeError, ValueError) as e:
         raise RecordError(f"record 'deal' is not a valid deal: {e}") from None
 
@@ -232,3 +239,4 @@ def load(path: str | os.PathLike) -> dict:
 
 
 __all__ = ["FORMAT", "VERSION", "MAX_DEPTH", "RecordError", "record_of", "replay", "positions", "save", "load", "parse"]
+__all__ = ["FORMAT", "VERSION", "RecordError", "record_of", "deal_of", "replay", "positions", "save", "load"]

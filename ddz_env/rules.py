@@ -5,14 +5,16 @@ below is decided in one place (RULES.md lists, per ruling, the function that dec
 per-play step (R8, R17: which moves beat which, who leads, who went out) stays as two declared
 twins, ``Game._play`` and ``VectorDouDizhu._play``, each naming the other: the batched one updates
 B hands with array ops, and routing the scalar engine through arrays costs it several times
-its speed. Scores are :mod:`ddz_env.scoring` (R18, R19).
+its speed. Scores, and finishing a hand, are :mod:`ddz_env.scoring` (R18, R19).
 
 =====================  =====================================================================
 function               ruling
 =====================  =====================================================================
-``deal_hand``          R1 (17/17/17 + 3 from one shuffled deck) and the first-bidder draw
+``deal_hand``          R1 (17/17/17 + 3 from one shuffled deck) and the first-bidder draw: a ``Deal``
 ``check_deals``        R1, R2: a given deal is three 17-card hands + 3 bottom cards of one deck
-``legal_bids``         R3: pass, or any bid above the top bid so far
+``Deal``               one deal (cards, first bidder, a fixed landlord), checked by ``check_deals``
+``legal_choices``      R3, R5, R6: the legal bids (pass, or any bid above the top bid so far),
+                       doubles and redoubles (the table ``LEGAL_CHOICES``); ``legal_bids``: R3's ids
 ``bid_outcome``        R3 (a 3 ends the bidding; after three bids the top bidder is landlord),
                        R4 (three passes: a void hand)
 ``next_first_bidder``  R4: after a void hand the next seat bids first
@@ -21,6 +23,9 @@ function               ruling
 ``default_actions``    R20: the timeout action of every phase
 ``rewards``            the env's reward: the R19 score, or +1 / -1 by side, times a scale
 ``Rules``              which phases a hand has (the rulebook, or the DouZero/RLCard setting)
+``role_of``            a seat's role (``Role``: landlord, farmer after it, farmer before it; the
+                       table ``ROLE_OF``)
+``as_seat``            a seat argument checked (0, 1 or 2; never a float)
 =====================  =====================================================================
 
 ``Rules`` is the one value that ``Game``, ``raw_env``, ``VectorDouDizhu``, the seat env, evaluation
@@ -31,15 +36,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from enum import IntEnum
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from .actions import BID_1, BID_3, BID_PASS, NO_DOUBLE, NO_REDOUBLE
+from .actions import (
+    BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_CHOICES, REDOUBLE_ACTIONS,
+)
 from . import cards as _cards  # dealt through the module attribute (a test may substitute a rigged deal)
+from .cards import NUM_SEATS, as_counts, as_id
 from .moves import PASS
-
-NUM_SEATS = 3
 
 
 class Phase(IntEnum):
@@ -50,6 +56,53 @@ class Phase(IntEnum):
     REDOUBLE = 2
     PLAY = 3
     OVER = 4
+
+
+class Role(IntEnum):
+    """A seat's role once the landlord is known (the status plane of the observation uses these numbers)."""
+
+    LANDLORD = 0
+    FARMER_AFTER = 1  # the farmer who plays after the landlord ("down")
+    FARMER_BEFORE = 2  # the farmer who plays before it ("up")
+
+
+#: ROLE_OF[seat, landlord + 1]: the ``Role`` of ``seat`` (-1 in column 0: no landlord yet); a table
+#: built once at import, read-only. The one place roles are spelled (``Game.role``, ``role_of``, the
+#: planes of both encoders and ``VectorDouDizhu.roles`` read it).
+ROLE_OF = np.array([[-1] + [(seat - lord) % NUM_SEATS for lord in range(NUM_SEATS)] for seat in range(NUM_SEATS)],
+                   np.int8)
+ROLE_OF.flags.writeable = False
+
+
+def role_of(seat, landlord):
+    """The role (``Role``: 0 landlord, 1 the farmer after it, 2 the farmer before it) of ``seat`` when
+    ``landlord`` is the landlord's seat; -1 while there is none (``landlord`` -1). Scalars or arrays."""
+    return ROLE_OF[seat, np.asarray(landlord) + 1]
+
+
+def as_seat(value, what: str = "seat") -> int:
+    """``value`` as a seat 0, 1 or 2 (an integer, as :func:`cards.as_id` reads one); ``ValueError``
+    naming ``what`` and the value otherwise (a float such as 1.0 or 1.5 is no seat, nor a string)."""
+    try:
+        s = as_id(value, what)
+    except TypeError:
+        s = None
+    if s not in (0, 1, 2):
+        raise ValueError(f"{what} must be 0, 1 or 2, got {value!r}")
+    return s
+
+
+def check_hands_arg(hands) -> None:
+    """``TypeError`` unless ``hands`` is a sequence, ``ValueError`` unless of 3 hands."""
+    try:
+        n = None if isinstance(hands, (str, bytes, dict)) else len(hands)
+    except TypeError:
+        n = None
+    if n is None:
+        raise TypeError(f"hands must be a sequence of 3 hands (card strings or ({_cards.NUM_RANKS},) count vectors), "
+                        f"got {type(hands).__name__} {hands!r}")
+    if n != NUM_SEATS:
+        raise ValueError(f"need 3 hands, got {n}")
 
 
 @dataclass(frozen=True)
@@ -126,15 +179,120 @@ PRESETS: dict[str, Rules] = {"rulebook": Rules(), "douzero": Rules(bidding=False
 RULEBOOK = PRESETS["rulebook"]
 
 
-def deal_hand(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(hands (3, 15), bottom (15,), first_bidder)``: the cards (R1), then the first bidder drawn
-    from the same generator (always drawn, so the stream never depends on options).
+@dataclass(frozen=True, eq=False)
+class Deal:
+    """One deal: the three hands (3, 15) and the bottom (15,) as read-only int8 counts (R1, R2:
+    checked by :func:`check_deals`), the first bidder, and ``landlord``: the fixed landlord of a
+    hand without bidding (``None``: the first bidder is landlord then; with bidding it must be None).
+
+    The one deal value: :func:`deal_hand` deals one, ``Game.from_deal`` / ``Game.initial_deal``,
+    ``VectorDouDizhu.load_deals`` / ``deal_of``, the AEC env's ``options["deal"]``, hand records
+    and the arena take or give it. Built from card strings or counts (``Deal(hands, bottom,
+    first_bidder)``) or by :meth:`of` from any old shape. For old callers it unpacks as the tuple
+    ``(hands, bottom, first_bidder)`` that ``deal_hand`` returned, and reads as the dict that
+    ``deal_of`` returned (``d["hands"]``, ``d.get("landlord")``).
+    """
+
+    hands: np.ndarray
+    bottom: np.ndarray
+    first_bidder: int = 0
+    landlord: int | None = None
+
+    def __post_init__(self) -> None:
+        check_hands_arg(self.hands)
+        fb = as_seat(self.first_bidder, "first_bidder")
+        lord = None if self.landlord is None else as_seat(self.landlord, "landlord")
+        h = np.stack([as_counts(x) for x in self.hands]).astype(np.int8)
+        b = as_counts(self.bottom).astype(np.int8)
+        check_deals(h, b)  # R1, R2
+        self._set(h, b, fb, lord)
+
+    def _set(self, h: np.ndarray, b: np.ndarray, fb: int, lord: int | None) -> None:
+        h.flags.writeable = False
+        b.flags.writeable = False
+        for name, v in (("hands", h), ("bottom", b), ("first_bidder", fb), ("landlord", lord)):
+            object.__setattr__(self, name, v)
+
+    @classmethod
+    def _trusted(cls, hands: np.ndarray, bottom: np.ndarray, first_bidder: int, landlord: int | None = None) -> "Deal":
+        """A deal from counts known to be good (dealt, or held by a checked hand): no check, copied."""
+        d = object.__new__(cls)
+        d._set(np.array(hands, np.int8), np.array(bottom, np.int8), int(first_bidder),
+               None if landlord is None else int(landlord))
+        return d
+
+    @classmethod
+    def of(cls, value: "Deal | Mapping[str, Any] | tuple") -> "Deal":
+        """``value`` as a ``Deal``: a ``Deal``; a tuple ``(hands, bottom, first_bidder[, landlord])``; a
+        mapping with ``hands``, ``bottom`` and optionally ``first_bidder`` (default 0) and ``landlord``
+        (the AEC env's ``options["deal"]``, a record's ``deal``: other keys are not read)."""
+        if isinstance(value, Deal):
+            return value
+        if isinstance(value, Mapping):
+            if "hands" not in value or "bottom" not in value:
+                raise ValueError(f"a deal needs 'hands' (3 hands) and 'bottom', got keys {sorted(value)}")
+            return cls(value["hands"], value["bottom"], value.get("first_bidder", 0), value.get("landlord"))
+        if isinstance(value, (tuple, list)) and len(value) in (3, 4):
+            return cls(*value)
+        raise TypeError(f"a deal is a Deal, a (hands, bottom, first_bidder) tuple or a dict with 'hands' and "
+                        f"'bottom', got {type(value).__name__} {value!r}")
+
+    def to_dict(self, strings: bool = False) -> dict[str, Any]:
+        """``{"hands", "bottom", "first_bidder", "landlord"}``: count arrays (copies), or card strings
+        with ``strings`` (a record's ``deal``)."""
+        if strings:
+            hands: Any = [_cards._to_string(h) for h in self.hands]
+            bottom: Any = _cards._to_string(self.bottom)
+        else:
+            hands, bottom = self.hands.copy(), self.bottom.copy()
+        return {"hands": hands, "bottom": bottom, "first_bidder": self.first_bidder, "landlord": self.landlord}
+
+    # the old shapes: the (hands, bottom, first_bidder) tuple and the deal_of dict
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.hands, self.bottom, self.first_bidder))
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key not in ("hands", "bottom", "first_bidder", "landlord"):
+                raise KeyError(key)
+            return getattr(self, key)
+        return (self.hands, self.bottom, self.first_bidder)[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            return default
+        return default if value is None else value
+
+    def __reduce__(self):  # (pickled for evaluation workers: unpickled read-only, unchecked)
+        return (Deal._trusted, (self.hands, self.bottom, self.first_bidder, self.landlord))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Deal):
+            return NotImplemented
+        return (np.array_equal(self.hands, other.hands) and np.array_equal(self.bottom, other.bottom)
+                and self.first_bidder == other.first_bidder and self.landlord == other.landlord)
+
+    def __hash__(self) -> int:
+        return hash((self.hands.tobytes(), self.bottom.tobytes(), self.first_bidder, self.landlord))
+
+    def __repr__(self) -> str:
+        d = self.to_dict(strings=True)
+        lord = "" if self.landlord is None else f", landlord={self.landlord}"
+        return f"Deal(hands={tuple(d['hands'])!r}, bottom={d['bottom']!r}, first_bidder={self.first_bidder}{lord})"
+
+
+def deal_hand(rng: np.random.Generator) -> Deal:
+    """A :class:`Deal`: the cards (R1), then the first bidder drawn from the same generator (always
+    drawn, so the stream never depends on options). Unpacks as ``hands (3, 15), bottom (15,),
+    first_bidder``.
 
     Declared twin: ``VectorDouDizhu._deal`` makes the same two draws from each slot's generator
     and counts the cards of many hands at once (the equivalence tests and the golden file hold
     the two together)."""
     hands, bottom = _cards.deal(rng)
-    return hands, bottom, int(rng.integers(NUM_SEATS))
+    return Deal._trusted(hands, bottom, int(rng.integers(NUM_SEATS)))
 
 
 def check_deals(hands, bottoms, what: str = "") -> None:
@@ -160,9 +318,41 @@ def check_deals(hands, bottoms, what: str = "") -> None:
                      f"times")
 
 
+def _legal_choices_table() -> np.ndarray:
+    table = np.zeros((len(Phase), 4, NUM_CHOICES), bool)
+    for top in range(4):
+        for a in BID_ACTIONS:  # R3: pass, or a bid above the top bid so far
+            table[Phase.BID, top, a - FIRST_CHOICE] = a == BID_PASS or a - BID_PASS > top
+        for a in DOUBLE_ACTIONS:  # R5: each farmer, double or not
+            table[Phase.DOUBLE, top, a - FIRST_CHOICE] = True
+        for a in REDOUBLE_ACTIONS:  # R6: the landlord (asked only if a farmer doubled), redouble or not
+            table[Phase.REDOUBLE, top, a - FIRST_CHOICE] = True
+    table.flags.writeable = False
+    return table
+
+
+#: LEGAL_CHOICES[phase, top bid]: which of the NUM_CHOICES non-play actions (ids FIRST_CHOICE + k: the
+#: bids, doubles and redoubles) are legal; none in PLAY and OVER. A table built once at import, read-only.
+LEGAL_CHOICES = _legal_choices_table()
+_CHOICES_BY_KEY = LEGAL_CHOICES.reshape(-1, NUM_CHOICES)  # row phase * 4 + top
+
+
+def legal_choices(phase, top):
+    """R3, R5, R6: the legal non-play actions, ``(..., NUM_CHOICES)`` bool over the ids ``FIRST_CHOICE + k``
+    (``BID_ACTIONS``, ``DOUBLE_ACTIONS``, ``REDOUBLE_ACTIONS`` in id order), when the phase is ``phase``
+    and the top bid so far is ``top`` (0..3; 0: nobody bid yet). In the bidding, pass or any bid above
+    ``top``; in the doubling, double or not; in the redouble, redouble or not; nothing in play (its
+    legal moves are :mod:`ddz_env.legal`'s) or once over. Scalars or arrays; the one place these
+    sets are decided (``Game.legal_actions``, ``Game.is_legal`` and ``VectorDouDizhu`` read it)."""
+    if np.ndim(phase) == 0 and np.ndim(top) == 0:
+        return LEGAL_CHOICES[phase, top]
+    # arrays: one take of whole rows (a 2-D fancy index costs several times more)
+    return _CHOICES_BY_KEY.take(np.asarray(phase, np.int64) * LEGAL_CHOICES.shape[1] + top, axis=0)
+
+
 def legal_bids(top: int) -> np.ndarray:
-    """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet)."""
-    return np.array([BID_PASS] + list(range(BID_1 + int(top), BID_3 + 1)), dtype=np.int64)
+    """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet), from :func:`legal_choices`."""
+    return FIRST_CHOICE + np.flatnonzero(legal_choices(Phase.BID, int(top)))
 
 
 def bid_outcome(bids, value, top):
@@ -223,5 +413,6 @@ def rewards(scores, winner, landlord, kind: str = "score", scale: float = 1.0) -
     return np.where(winner >= 0, out, 0.0)
 
 
-__all__ = ["Rules", "PRESETS", "RULEBOOK", "Phase", "NUM_SEATS", "deal_hand", "check_deals", "legal_bids", "bid_outcome", "next_first_bidder", "doubling_order",
-           "redouble_allowed", "default_actions", "rewards"]
+__all__ = ["Rules", "PRESETS", "RULEBOOK", "Phase", "Role", "ROLE_OF", "role_of", "NUM_SEATS", "Deal", "deal_hand",
+           "check_deals", "as_seat", "check_hands_arg", "LEGAL_CHOICES", "legal_choices", "legal_bids", "bid_outcome",
+           "next_first_bidder", "doubling_order", "redouble_allowed", "default_actions", "rewards"]

@@ -1,4 +1,15 @@
-"""The rulebook score (R18, R19) as pure functions; scalars or arrays alike."""
+"""The rulebook score (R18, R19) as pure functions; scalars or arrays alike.
+
+=========================  ==============================================================
+function                   ruling
+=========================  ==============================================================
+``multiplier_exponents``   R19: each farmer's exponent n_i
+``spring_flags``           R18: spring and anti-spring
+``hand_scores``            R19: every seat's signed score
+``finish_hand``            R17-R19: a hand that ended, finished: the spring flags, then the
+                           scores (``Game._finish`` and ``VectorDouDizhu.step`` both call it)
+=========================  ==============================================================
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -42,4 +53,22 @@ def hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti_
     return np.where(is_landlord, landlord_score, farmer)
 
 
-__all__ = ["multiplier_exponents", "spring_flags", "hand_scores"]
+def finish_hand(winner, landlord, moves_made, bid, doubled, redoubled, bombs, rockets):
+    """R17-R19: the hand ended when ``winner`` played its last card: ``(farmers_won, spring,
+    anti_spring, scores (..., 3) int64)``.
+
+    ``moves_made`` (..., 3) counts each seat's plays (passes excluded); ``doubled`` (..., 3) bool
+    (False for the landlord); the others broadcast over the leading axes. R17: a farmer going out
+    wins for both farmers; R18: the spring flags from the plays (:func:`spring_flags`); R19: the
+    scores (:func:`hand_scores`). The one place a hand is finished: ``Game._finish`` and
+    ``VectorDouDizhu.step`` both call it."""
+    landlord = np.asarray(landlord, dtype=np.int64)
+    moves_made = np.asarray(moves_made, dtype=np.int64)
+    farmers_won = np.asarray(winner) != landlord
+    lord_moves = np.choose(landlord, (moves_made[..., 0], moves_made[..., 1], moves_made[..., 2]))
+    spring, anti = spring_flags(farmers_won, lord_moves, moves_made.sum(axis=-1) - lord_moves)
+    scores = hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti, farmers_won)
+    return farmers_won, spring, anti, scores
+
+
+__all__ = ["multiplier_exponents", "spring_flags", "hand_scores", "finish_hand"]

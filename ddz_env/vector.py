@@ -10,11 +10,11 @@ ids and the same observation planes, from the same rules core:
 * play legality from ``legal.py``: leads through ``legal_ids_batch``; responses
   through :func:`legal.response_ids_batch`, the same algorithm on legal.py's own tables
   restricted to the ~20 body groups that can beat the move on the table (tests
-  check it equals ``legal_ids_batch``); bids, doubles and redoubles as
-  ``Game.legal_actions``;
-* scores from ``scoring.hand_scores``;
-* planes from :func:`encode`, a faster ``observation.encode`` (same inputs,
-  same output; tests check both against each other and against ``observe_game``).
+  check it equals ``legal_ids_batch``); bids, doubles and redoubles from
+  ``rules.legal_choices``, as ``Game.legal_actions``;
+* a finished hand's spring flags and scores from ``scoring.finish_hand``, as ``Game``;
+* planes from ``observation.observe_batch`` (the public view of B hands, R5 and R21, beside
+  ``observe_game``; tests check both against each other).
 
 Returned by ``reset`` and ``step``, the observation dict::
 
@@ -35,11 +35,25 @@ are the seats' rewards of the hands that ended on this step (zeros elsewhere, an
 a void hand), as the AEC env gives them (``reward="score"``: the R19 score times
 ``reward_scale``; ``"win"``: +-reward_scale by side). ``done[b]``: hand b ended on
 this step (void hands included); its slot already holds a new hand and ``obs`` is the
-new hand's first observation. ``info`` holds, for the ended hands (zeros / -1 /
-False elsewhere): ``final_scores`` (B, 3) int64 (the raw R19 scores), ``void``,
-``winner``, ``landlord``, ``spring``, ``anti_spring``. An illegal action (for any
-hand) raises ``ValueError`` naming the hand, the action and the phase, and changes
-nothing.
+new hand's first observation. ``info`` holds each ended hand's summary (absolute seats;
+zeros / -1 / False in the rows of hands that did not end)::
+
+    final_scores  (B, 3) int64   the raw R19 scores
+    void          (B,) bool      all three passed (R4)
+    winner        (B,) int64     the seat that went out (-1: void)
+    landlord      (B,) int64     (-1: void)
+    spring, anti_spring (B,) bool  R18
+    bids          (B, 3) int64   each seat's bid: -1 not asked, 0 pass, 1..3
+    doubles       (B, 3) int64   each seat's doubling choice: -1 not asked (the landlord, void,
+                                 doubling off), 0 no, 1 double
+    redouble      (B,) int64     -1 not asked, 0 no, 1 redouble
+    bid           (B,) int64     the hand's bid (0: void)
+    first_bidder  (B,) int64     (with bidding off: the seat drawn or given as first bidder)
+    bombs, rockets (B, 3) int64  bombs / rockets each seat played
+    plays         (B,) int64     actions of the play phase, passes included
+
+An illegal action (for any hand) raises ``ValueError`` naming the hand, the action and the
+phase, and changes nothing.
 
 Seeding: slot b owns the generator ``np.random.default_rng(env.slot_seed(b))`` and
 deals every hand of the slot from it exactly as the AEC env deals on ``reset``
@@ -47,8 +61,9 @@ deals every hand of the slot from it exactly as the AEC env deals on ``reset``
 seat bids first, R4). So an AEC env reset with ``seed=env.slot_seed(b)`` and then
 reset without a seed after each hand, fed the same actions, replays slot b hand by
 hand; and a slot's hands depend only on the seed, its index and its own actions.
-The constructor deals the first hands; ``deal_of(b)`` gives slot b's deal (for
-``Game(...)`` or the AEC env's ``options["deal"]``) and ``load_deal`` sets one.
+The constructor deals the first hands; ``deal_of(b)`` gives slot b's deal (a
+``rules.Deal``, for ``Game.from_deal`` or the AEC env's ``options["deal"]``) and ``load_deals``
+(``load_deal``) sets deals.
 """
 from __future__ import annotations
 
@@ -56,19 +71,17 @@ from typing import Any
 
 import numpy as np
 
-from .actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, action_to_string
-from .cards import (
-    CARD_RANK, DECK_SIZE, HAND_SIZE, MAX_COUNTS, NUM_RANKS, as_counts, as_id, check_integral, shuffle_deck,
-)
-from .game import NUM_SEATS, _check_hands_arg, as_seat
+from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, NUM_CHOICES, action_to_string
+from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
-from .observation import _CELLS, _EMPTY_SLOT, HISTORY, OBS_SHAPE, PublicView, encode
+from .observation import _EMPTY_SLOT, HISTORY, observe_batch
 from .rules import (
-    Phase, Rules, bid_outcome, check_deals, default_actions, doubling_order, next_first_bidder, redouble_allowed,
+    ROLE_OF, Deal, Phase, Rules, as_seat, bid_outcome, check_deals, check_hands_arg, default_actions, doubling_order,
+    legal_choices, next_first_bidder, redouble_allowed,
 )
 from .rules import rewards as hand_rewards
-from .scoring import hand_scores, spring_flags
+from .scoring import finish_hand
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
                                            int(Phase.PLAY), int(Phase.OVER))
@@ -76,17 +89,15 @@ _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int
 _DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
 _IS_BOMB = (MOVE_TYPE == MoveType.BOMB).astype(np.int64)
 _IS_ROCKET = (MOVE_TYPE == MoveType.ROCKET).astype(np.int64)
+_IS_BOMBISH = (_IS_BOMB + _IS_ROCKET).astype(bool)
 _NCARDS = MOVE_NCARDS.astype(np.int64)
-_SEAT3 = np.arange(NUM_SEATS)
-#: _RING[head]: the ring positions of the history slots, most recent first (slot k sits at head - 1 - k)
-_RING = (np.arange(HISTORY)[:, None] - np.arange(1, HISTORY + 1)) % HISTORY
-#: _REL[4 * o + 1 + s]: seat s seen from seat o (0 self, 1 next, 2 previous); -1 stays -1 (no seat)
-_REL = np.array([[-1] + [(s - o) % NUM_SEATS for s in range(3)] for o in range(3)], np.int8).reshape(-1)
-#: _ORDER[o]: the absolute seats of relative seats 0, 1, 2
-_ORDER = (np.arange(3)[:, None] + _SEAT3) % NUM_SEATS
-_OBS_CHUNK = 1024  # views encoded per pass
-#: _ROLE[4 * o + 1 + landlord]: seat o's role (0 landlord, 1 farmer after it, 2 before); -1 with no landlord yet
-_ROLE = np.array([[-1] + [(o - lord) % NUM_SEATS for lord in range(3)] for o in range(3)], np.int8).reshape(-1)
+#: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
+_ROLE = ROLE_OF.reshape(-1)
+#: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
+_SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
+            ("bid", "bid", 1, 0), ("first_bidder", "first_bidder", 1, -1), ("bombs", "seat_bombs", 3, 0),
+            ("rockets", "seat_rockets", 3, 0), ("plays", "plays", 1, 0))
+_SUMMARY_BLANK = np.concatenate([np.full(w, blank, np.int64) for _, _, w, blank in _SUMMARY])
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -165,6 +176,9 @@ class VectorDouDizhu:
         self.moves_made = np.zeros((B, 3), np.int16)
         self.bombs = np.zeros(B, ip)
         self.rockets = np.zeros(B, ip)
+        self.seat_bombs = np.zeros((B, 3), ip)  # bombs / rockets each seat played (the hand summary)
+        self.seat_rockets = np.zeros((B, 3), ip)
+        self.plays = np.zeros(B, ip)  # actions of the play phase, passes included
         # ring buffer of the last HISTORY plays (passes included): the next one goes to hist_head
         self.hist_moves = np.zeros((B, HISTORY), np.int32)  # NUM_MOVES: empty slot
         self.hist_seats = np.zeros((B, HISTORY), i8)  # -1: empty slot
@@ -177,13 +191,15 @@ class VectorDouDizhu:
         self._rows = self._ids = self._starts = None
         # flat views of the same memory, for 1-D fancy indexing by hand * 3 + seat (or hand * HISTORY + slot)
         self._b3 = self._b * 3
-        self._ring_base = (self._b * HISTORY)[:, None]
         self._hands2 = self.hands.reshape(-1, NUM_RANKS)
         self._played2 = self.played.reshape(-1, NUM_RANKS)
         self._n_cards1 = self.n_cards.reshape(-1)
         self._moves_made1 = self.moves_made.reshape(-1)
         self._hist_moves1 = self.hist_moves.reshape(-1)
         self._hist_seats1 = self.hist_seats.reshape(-1)
+        self._seat_bombs1 = self.seat_bombs.reshape(-1)
+        self._seat_rockets1 = self.seat_rockets.reshape(-1)
+        self._summary_blank = np.ascontiguousarray(np.broadcast_to(_SUMMARY_BLANK, (B, _SUMMARY_BLANK.size)))
         self._seed(seed)
         self._deal(self._b)
         self._refresh_legal()
@@ -232,8 +248,10 @@ class VectorDouDizhu:
         self._next_first_bidder[slots] = -1
         self._start_hands(slots, counts[:, :3], counts[:, 3], fb)
 
-    def _start_hands(self, slots: np.ndarray, hands: np.ndarray, bottom: np.ndarray, fb: np.ndarray) -> None:
-        """Put fresh hands (K, 3, 15) + bottoms (K, 15) with first bidders (K,) into ``slots``."""
+    def _start_hands(self, slots: np.ndarray, hands: np.ndarray, bottom: np.ndarray, fb: np.ndarray,
+                     lords: np.ndarray | None = None) -> None:
+        """Put fresh hands (K, 3, 15) + bottoms (K, 15) with first bidders (K,) into ``slots``; with
+        bidding off the landlords are ``lords`` (K,) (None: the first bidders)."""
         self.hands[slots] = hands
         self.initial_hands[slots] = hands
         self.bottom[slots] = bottom
@@ -256,39 +274,61 @@ class VectorDouDizhu:
         self.moves_made[slots] = 0
         self.bombs[slots] = 0
         self.rockets[slots] = 0
+        self.seat_bombs[slots] = 0
+        self.seat_rockets[slots] = 0
+        self.plays[slots] = 0
         self.hist_moves[slots] = _EMPTY_SLOT
         self.hist_seats[slots] = -1
         self.hist_head[slots] = 0
         self.hand_count[slots] += 1
         if not self.rules.bidding:  # the drawn first bidder is landlord at bid 1 (as Game)
             self.bid[slots] = 1
-            self._make_landlord(slots, fb)
+            self._make_landlord(slots, fb if lords is None else lords)
 
-    def deal_of(self, b: int) -> dict[str, Any]:
-        """The deal of slot b's current hand: what ``Game(...)`` / the AEC env's ``options["deal"]`` take."""
+    def deal_of(self, b: int) -> Deal:
+        """The :class:`~ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
+        what ``Game.from_deal``, ``load_deals`` and the AEC env's ``options["deal"]`` take. (It reads as
+        the dict this returned before: ``d["hands"]``, ``d.get("landlord")``.)"""
         b = self._slot(b, "deal_of")
-        d = {"hands": self.initial_hands[b].copy(), "bottom": self.bottom[b].copy(),
-             "first_bidder": int(self.first_bidder[b])}
-        if not self.rules.bidding:
-            d["landlord"] = int(self.first_bidder[b])
-        return d
+        return Deal._trusted(self.initial_hands[b], self.bottom[b], int(self.first_bidder[b]),
+                             None if self.rules.bidding else int(self.landlord[b]))
 
-    def load_deal(self, b: int, hands, bottom, first_bidder: int = 0) -> dict[str, np.ndarray]:
-        """Replace slot b's hand by a fresh one with the given cards (strings or counts); no generator draw.
+    def load_deal(self, b: int, hands, bottom=None, first_bidder: int = 0) -> dict[str, np.ndarray]:
+        """Replace slot b's hand by a fresh one: a :class:`~ddz_env.rules.Deal` (or what ``Deal.of`` reads),
+        or the given cards (strings or counts) and first bidder; no generator draw.
 
         Returns the observation dict of the whole batch (hand b's entries are the new hand's).
         """
         b = self._slot(b, "load_deal")
-        _check_hands_arg(hands)
+        if bottom is None and isinstance(hands, (Deal, dict, tuple)):
+            self.load_deals([b], [hands])
+            return self._obs_dict(True)
+        check_hands_arg(hands)
         h = np.stack([as_counts(x) for x in hands]).astype(np.int8)
         fb = as_seat(first_bidder, "load_deal: first_bidder")  # 1.5 is no seat: never truncated
         self.load_deals([b], h[None], as_counts(bottom)[None], [fb])
         return self._obs_dict(True)
 
-    def load_deals(self, slots, hands, bottoms, first_bidders) -> None:
-        """Fresh hands in ``slots`` (K,) from count arrays: ``hands`` (K, 3, 15), ``bottoms`` (K, 15),
-        ``first_bidders`` (K,) (with bidding off: the landlords). No generator draw; no observation
-        is built (call ``observe()``). ``ValueError`` naming the first bad entry, nothing changed."""
+    def load_deals(self, slots, hands, bottoms=None, first_bidders=None) -> None:
+        """Fresh hands in ``slots`` (K,): ``load_deals(slots, deals)`` with K :class:`~ddz_env.rules.Deal`
+        values (or what ``Deal.of`` reads), or from count arrays ``load_deals(slots, hands (K, 3, 15),
+        bottoms (K, 15), first_bidders (K,))`` (with bidding off the first bidders are the landlords).
+        No generator draw; no observation is built (call ``observe()``). ``ValueError`` naming the
+        first bad entry, nothing changed."""
+        lords = None
+        if bottoms is None and first_bidders is None:
+            deals = [Deal.of(d) for d in hands]
+            given = [k for k, d in enumerate(deals) if d.landlord is not None]
+            if given and self.rules.bidding:
+                raise ValueError(f"load_deals: deal {given[0]} names landlord {deals[given[0]].landlord}; a landlord "
+                                 f"is given only when bidding is off (rules {self.rules.name!r})")
+            hands = np.stack([d.hands for d in deals]) if deals else np.zeros((0, 3, NUM_RANKS), np.int8)
+            bottoms = np.stack([d.bottom for d in deals]) if deals else np.zeros((0, NUM_RANKS), np.int8)
+            first_bidders = np.array([d.first_bidder for d in deals], np.int64)
+            if given:
+                lords = np.array([d.first_bidder if d.landlord is None else d.landlord for d in deals], np.int64)
+        elif bottoms is None or first_bidders is None:
+            raise TypeError("load_deals takes (slots, deals) or (slots, hands, bottoms, first_bidders)")
         slots = np.asarray(slots).reshape(-1)
         fb = np.asarray(first_bidders).reshape(-1)
         for name, x in (("slots", slots), ("first_bidders", fb)):
@@ -313,19 +353,22 @@ class VectorDouDizhu:
         if K == 0:
             return
         self.hand_count[slots] -= 1  # the replaced hands do not count
-        self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb)
+        self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb, lords)
         self._refresh_legal()
 
     def roles(self) -> np.ndarray:
-        """(B,) role of the seat to act: 0 landlord, 1 farmer after it, 2 before it; -1 while bidding."""
+        """(B,) ``Role`` of the seat to act (``rules.ROLE_OF``): 0 landlord, 1 farmer after it, 2 before
+        it; -1 while bidding."""
         return _ROLE.take(self.current_player * 4 + 1 + self.landlord).astype(np.int64)
 
     # ------------------------------------------------------------------ state (checkpoints)
     #: arrays derived from the state (flat views, index helpers, the legal-set cache): not saved
-    _DERIVED = frozenset({"_b", "_b3", "_ring_base", "_hands2", "_played2", "_n_cards1", "_moves_made1",
-                          "_hist_moves1", "_hist_seats1", "_rows", "_ids", "_starts"})
-    #: saved, but optional on load (checkpoints written before it was saved)
-    _OPTIONAL = frozenset({"slot_seeds"})
+    _DERIVED = frozenset({"_b", "_b3", "_hands2", "_played2", "_n_cards1", "_moves_made1",
+                          "_hist_moves1", "_hist_seats1", "_seat_bombs1", "_seat_rockets1", "_summary_blank", "_rows",
+                          "_ids", "_starts"})
+    #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
+    #: per-seat counts of the hands in progress then count from the load)
+    _OPTIONAL = frozenset({"slot_seeds", "seat_bombs", "seat_rockets", "plays"})
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         return {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray) and k not in self._DERIVED}
@@ -359,6 +402,8 @@ class VectorDouDizhu:
             new[k] = a
         if len(rngs) != len(self._rngs):
             raise ValueError(f"load_state_dict: {len(rngs)} generator states for {len(self._rngs)} slots")
+        for k in self._OPTIONAL - set(new) - {"slot_seeds"}:
+            mine[k][...] = 0
         for k, a in new.items():
             mine[k][...] = a  # in place: the flat views stay valid
         for r, st in zip(self._rngs, rngs):
@@ -408,7 +453,9 @@ class VectorDouDizhu:
         done = np.zeros(B, bool)
         void = np.zeros(B, bool)
         winner = np.full(B, -1, np.int64)
-        play = (phase == _PLAY).nonzero()[0]
+        in_play = phase == _PLAY
+        self.plays += in_play
+        play = in_play.nonzero()[0]
         if play.size < B:
             bid_i = (phase == _BID).nonzero()[0]
             dbl_i = (phase == _DOUBLE).nonzero()[0]
@@ -427,36 +474,11 @@ class VectorDouDizhu:
                 self.redouble_choice[red_i] = a[red_i] - NO_REDOUBLE
                 self._start_play(red_i)
 
-        rewards = np.zeros((B, 3), np.float32)
-        final = np.zeros((B, 3), np.int64)
-        info: dict[str, Any] = {}
         won = (winner >= 0).nonzero()[0]
         done[won] = True
         done |= void
-        info_landlord = np.full(B, -1, np.int64)
-        spring_out = np.zeros(B, bool)
-        anti_out = np.zeros(B, bool)
-        if won.size:
-            lord = self.landlord[won]
-            w = winner[won]
-            farmers_won = w != lord
-            mm = self.moves_made[won]
-            farmer_moves = mm.sum(axis=1) - mm[np.arange(won.size), lord]
-            spring, anti = spring_flags(farmers_won, mm[np.arange(won.size), lord], farmer_moves)
-            scores = hand_scores(self.bid[won], lord, self.double_choice[won] == 1, self.redouble_choice[won] == 1,
-                                 self.bombs[won], self.rockets[won], spring, anti, farmers_won)
-            final[won] = scores
-            info_landlord[won] = lord
-            spring_out[won] = spring
-            anti_out[won] = anti
-            rewards[won] = hand_rewards(scores, w, lord, self.reward_kind, self.reward_scale)
-        info["final_scores"] = final
-        info["void"] = void
-        info["winner"] = winner
-        info["landlord"] = info_landlord
-        info["spring"] = spring_out
-        info["anti_spring"] = anti_out
         ended = done.nonzero()[0]
+        rewards, info = self._finish_hands(ended, won, winner, void)
         if ended.size:
             self.void[ended] = void[ended]
             vi = void.nonzero()[0]
@@ -465,6 +487,40 @@ class VectorDouDizhu:
             self._deal(ended)
         self._refresh_legal()
         return self._obs_dict(observe), rewards, done, info
+
+    def _finish_hands(self, ended: np.ndarray, won: np.ndarray, winner: np.ndarray,
+                      void: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """``step``'s rewards and ``info`` (the summary) of the hands ``ended`` (``won``: those a seat went
+        out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
+        are dealt afresh."""
+        B = self.num_envs
+        rewards = np.zeros((B, 3), np.float32)
+        final = np.zeros((B, 3), np.int64)
+        landlord = np.full(B, -1, np.int64)
+        spring_out = np.zeros(B, bool)
+        anti_out = np.zeros(B, bool)
+        if won.size:
+            lord = self.landlord[won]
+            w = winner[won]
+            _, spring, anti, scores = finish_hand(w, lord, self.moves_made[won], self.bid[won],
+                                                  self.double_choice[won] == 1, self.redouble_choice[won] == 1,
+                                                  self.bombs[won], self.rockets[won])
+            final[won] = scores
+            landlord[won] = lord
+            spring_out[won] = spring
+            anti_out[won] = anti
+            rewards[won] = hand_rewards(scores, w, lord, self.reward_kind, self.reward_scale)
+        info: dict[str, Any] = {"final_scores": final, "void": void, "winner": winner, "landlord": landlord,
+                                "spring": spring_out, "anti_spring": anti_out}
+        block = self._summary_blank.copy()  # the eight summary arrays: one block (a copy beats a fill)
+        if ended.size:
+            block[ended] = np.concatenate([getattr(self, name)[ended].reshape(ended.size, width)
+                                           for _, name, width, _ in _SUMMARY], axis=1)
+        col = 0
+        for key, _, width, _ in _SUMMARY:
+            info[key] = block[:, col] if width == 1 else block[:, col:col + width]
+            col += width
+        return rewards, info
 
     # ------------------------------------------------------------------ transitions (one per phase)
     def _bid(self, idx: np.ndarray, a: np.ndarray, void: np.ndarray) -> None:
@@ -540,8 +596,14 @@ class VectorDouDizhu:
         is_pass = m == PASS
         moved = ~is_pass
         self._moves_made1[flat] += moved
-        self.bombs[idx] += _IS_BOMB[m]
-        self.rockets[idx] += _IS_ROCKET[m]
+        big = _IS_BOMBISH[m]
+        if big.any():  # (rare: most steps play no bomb)
+            k = big.nonzero()[0]
+            bm, rk = _IS_BOMB[m[k]], _IS_ROCKET[m[k]]
+            self.bombs[idx[k]] += bm
+            self.rockets[idx[k]] += rk
+            self._seat_bombs1[flat[k]] += bm
+            self._seat_rockets1[flat[k]] += rk
         passes = np.where(is_pass, self.passes[idx] + 1, 0)
         lead_again = passes == 2  # two passes: the last player to play leads again (R8)
         passes[lead_again] = 0
@@ -577,9 +639,9 @@ class VectorDouDizhu:
         for gidx, prow, _ in parts:
             counts[gidx] = np.bincount(prow, minlength=gidx.size)
         other = (~is_play).nonzero()[0]
-        if other.size:  # bid: pass, then bid + 1 .. 3 (R3); double / redouble: no, yes
-            ph = phase[other]
-            counts[other] = np.where(ph == _BID, 4 - self.bid[other], 2)
+        if other.size:  # bids, doubles, redoubles (R3, R5, R6): the legal cells, by hand then id
+            row, col = np.divmod(np.flatnonzero(legal_choices(phase[other], self.bid[other])), NUM_CHOICES)
+            counts[other] = np.bincount(row, minlength=other.size)
         starts = np.zeros(B + 1, np.int64)
         counts.cumsum(out=starts[1:])
         ids = np.empty(int(starts[-1]), np.int64)
@@ -589,14 +651,9 @@ class VectorDouDizhu:
             # entry j of part row i goes to starts[gidx[i]] + (j - first entry of row i in the part)
             ids[np.arange(pids.size) + (starts[gidx] - (sub.cumsum() - sub)).repeat(sub)] = pids
         if other.size:
-            ph = phase[other]
             c = counts[other]
-            n = int(c.sum())
-            r = other.repeat(c)
-            offset = np.arange(n) - (c.cumsum() - c).repeat(c)
-            base = np.where(ph == _BID, BID_PASS, np.where(ph == _DOUBLE, NO_DOUBLE, NO_REDOUBLE))
-            step_bid = np.where((self.phase[r] == _BID) & (offset > 0), self.bid[r], 0)
-            ids[starts[other].repeat(c) + offset] = base.repeat(c) + offset + step_bid
+            offset = np.arange(col.size) - (c.cumsum() - c).repeat(c)
+            ids[starts[other].repeat(c) + offset] = FIRST_CHOICE + col
         for x in (rows, ids, starts):
             x.flags.writeable = False
         self._rows, self._ids, self._starts = rows, ids, starts
@@ -660,46 +717,7 @@ class VectorDouDizhu:
                 raise ValueError(f"observe: seat must be one seat or ({B},) seats, got shape {o.shape}") from None
             if o.size and (o.min() < 0 or o.max() > 2):
                 raise ValueError(f"seats are 0, 1, 2, got {seat!r}")
-        obs = np.empty((B, _CELLS), np.int8)
-        # in chunks: the temporaries of a few thousand views stay in the caches
-        for lo in range(0, B, _OBS_CHUNK):
-            hi = min(lo + _OBS_CHUNK, B)
-            self._observe_into(obs[lo:hi], lo, hi, o[lo:hi])
-        return obs.reshape((B,) + OBS_SHAPE)
-
-    def _observe_into(self, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
-        """Views of hands lo..hi-1 by seats ``o``: encode's inputs from the arrays, as observe_game builds them."""
-        n = hi - lo
-        b3 = self._b3[:n]
-        hands2 = self._hands2[3 * lo:3 * hi]
-        played2 = self._played2[3 * lo:3 * hi]
-        flat = b3[:, None] + _ORDER.take(o, axis=0)  # rows of (hand, relative seat 0, 1, 2)
-        hand = hands2.take(flat[:, 0], axis=0)
-        played = played2.take(flat, axis=0)
-        lord = self.landlord[lo:hi]
-        bottom = self.bottom[lo:hi] * self.bottom_revealed[lo:hi, None]
-        # unseen: deck - own - played - the known bottom cards the landlord still holds (seen by the others)
-        known = bottom - played2.take(b3 + np.maximum(lord, 0), axis=0)
-        np.maximum(known, 0, out=known)
-        known *= (lord != o)[:, None]
-        unseen = MAX_COUNTS - hand
-        unseen -= self.played_total[lo:hi]
-        unseen -= known
-        last = self.last_move[lo:hi]  # 0 outside the play phase
-        ring = self._ring_base[:n] + _RING.take(self.hist_head[lo:hi], axis=0)  # most recent first
-        hm = self.hist_moves[lo:hi].take(ring)
-        o41 = o * 4 + 1
-        hist_seat = _REL.take(o41[:, None] + self.hist_seats[lo:hi].take(ring))
-        dbl = self.double_choice[lo:hi].take(flat)
-        dbl[:, 1:] |= np.where(self.doubles_revealed[lo:hi], 0, -1)[:, None]  # R5: the others' once both chose
-        beat_mover = np.where(last != PASS, self.last_mover[lo:hi], -1)
-        view = PublicView(
-            hand=hand, unseen=unseen, bottom=bottom, played=played, to_beat=None, hist_cards=None,
-            hist_seat=hist_seat, hist_pass=hm == PASS, cards_left=self.n_cards[lo:hi].take(flat),
-            bids=self.bids[lo:hi].take(flat), first_bidder=_REL.take(o41 + self.first_bidder[lo:hi]),
-            doubling=dbl, redouble=self.redouble_choice[lo:hi], phase=self.phase[lo:hi], role=_ROLE.take(o41 + lord),
-            beat_seat=_REL.take(o41 + beat_mover), bombs=self.bombs[lo:hi], rocket=self.rockets[lo:hi] > 0)
-        encode(view, to_beat_move=last, hist_moves=hm, out=out)
+        return observe_batch(self, o)  # the public view of R5 and R21, beside observe_game
 
     def _obs_dict(self, observe: bool) -> dict[str, Any]:
         return {

@@ -203,6 +203,34 @@ def test_action_id_layout():
     assert a("pass") == 0
 
 
+def test_the_doc_page_and_readme_tables_come_from_the_one_source():
+    """Issue 23: the action-id table is actions.ACTION_TABLE (contiguous, every id once, the phase
+    tuples in it) and the planes' is observation.LAYOUT; the env's doc page, actions' doc and
+    README hold the tables they generate, not hand-written copies."""
+    import importlib
+    from pathlib import Path
+
+    from ddz_env import actions, observation
+
+    env_module = importlib.import_module("ddz_env.env")  # (the package's attribute `env` is the function)
+
+    rows = actions.ACTION_TABLE
+    assert rows[0][0] == 0 and rows[-1][1] == NUM_ACTIONS - 1
+    assert all(b[0] == a[1] + 1 for a, b in zip(rows, rows[1:]))
+    assert [(r[0], r[1]) for r in rows[2:]] == [(x[0], x[-1]) for x in
+                                                (actions.BID_ACTIONS, actions.DOUBLE_ACTIONS, actions.REDOUBLE_ACTIONS)]
+    assert actions.BID_ACTIONS + actions.DOUBLE_ACTIONS + actions.REDOUBLE_ACTIONS == tuple(
+        range(actions.FIRST_CHOICE, actions.FIRST_CHOICE + actions.NUM_CHOICES))
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    doc = env_module.__doc__
+    assert actions.action_table("markdown") in doc and actions.action_table("markdown") in readme, (
+        "a copy of the action table differs from actions.ACTION_TABLE: paste action_table()")
+    assert actions.action_table("rst") in actions.__doc__
+    assert observation.layout_table("markdown") in doc
+    assert "{" not in doc.split("## Options")[0], "a table placeholder of the doc page was not filled"
+    assert doc.count("| 24640 .. 24643 |") == 1 and doc.count("| 23, 24, 25 |") == 1  # one table each, no old copy
+
+
 # ---------------------------------------------------------------------------- the action mask
 def _check_masks(e) -> None:
     g = e.unwrapped.game

@@ -46,3 +46,19 @@ def test_the_checker_sees_relative_imports():
     """(the test above could pass by parsing nothing: check it resolves a known relative import)"""
     assert "agents.loader.load" in imports(ROOT / "agents" / "seat_env.py")
     assert "ddz_env.game.Game" in imports(ROOT / "ddz_env" / "record.py")
+
+
+#: the rules core's stack, lowest first: a module imports only modules of lower levels (so no circle)
+CORE_LEVELS = (("cards",), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("game", "observation"),
+               ("record", "vector"), ("env",))
+
+
+def test_the_rules_core_is_a_stack_without_upward_imports():
+    level = {m: k for k, names in enumerate(CORE_LEVELS) for m in names}
+    files = {p.stem for p in (ROOT / "ddz_env").glob("*.py")} - {"__init__"}
+    assert files == set(level), f"a ddz_env module without a level: {sorted(files ^ set(level))}"
+    for name, k in level.items():
+        deps = {m.split(".")[1] for m in imports(ROOT / "ddz_env" / f"{name}.py") if m.startswith("ddz_env.")}
+        deps = {d for d in deps if d in level}
+        bad = sorted(d for d in deps if level[d] >= k)
+        assert not bad, f"ddz_env/{name}.py (level {k}) imports {bad}, of its own level or above"

@@ -587,3 +587,74 @@ def test_layout_is_one_table_and_every_copy_matches_it():
     hand = ob.LAYOUT_BY_NAME["hand"].of(planes)
     assert hand.shape == (1, 4, 15) and decode_cards(hand[0]).tolist() == g.hands[g.current_player].tolist()
     assert ob.LAYOUT_BY_NAME["cards_left"].of(planes[None]).shape == (1, 3, 4, 15)
+
+
+# --------------------------------------------------------------------------- readers through the layout (issue 23)
+@pytest.mark.parametrize("rules", ["rulebook", "douzero"])
+def test_readers_invert_the_planes_on_many_random_states(rules):
+    """read_status inverts the status plane, and read_cards / read_cards_left / read_bids / read_doubling
+    their channels, at every step of random hands for every seat (R5: the doubling as the seat may know it);
+    on a batch of planes they give the same as one by one."""
+    from ddz_env.observation import read_bids, read_cards, read_cards_left, read_doubling, read_status
+
+    rng = np.random.default_rng(11)
+    planes_all, want_phase = [], []
+    seen_phases, seen_beat, seen_bombs = set(), set(), 0
+    for seed in range(25 if rules == "rulebook" else 12):
+        g = Game.deal(seed, rules=rules)
+        while True:
+            for seat in range(3):
+                planes = observe_game(g, seat)
+                order = [seat, (seat + 1) % 3, (seat + 2) % 3]
+                st = read_status(planes)
+                last = g.last_move if g.phase == Phase.PLAY else 0
+                assert int(st.phase) == int(g.phase) and int(st.role) == g.role(seat)
+                assert int(st.beat_seat) == ((g.last_mover - seat) % 3 if last else -1)
+                assert int(st.bombs) == min(g.bombs, 13) and bool(st.rocket) == (g.rockets > 0)
+                assert read_cards(planes, "hand").tolist() == g.hands[seat].tolist()
+                assert read_cards(planes, "played").tolist() == g.played[order].tolist()
+                assert read_cards(planes, "bottom").tolist() == (g.bottom * g.bottom_revealed).tolist()
+                assert read_cards(planes, "to_beat").tolist() == (MOVE_COUNTS[last] if last else 0 * g.bottom).tolist()
+                assert read_cards_left(planes).tolist() == [g.n_cards[s] for s in order]
+                bids, first = read_bids(planes)
+                assert bids.tolist() == g.bids[order].tolist() and int(first) == (g.first_bidder - seat) % 3
+                dbl, red = read_doubling(planes)
+                shown = [int(g.double_choice[s]) if (g.doubles_revealed or s == seat) else -1 for s in order]
+                assert dbl.tolist() == shown and int(red) == g.redouble_choice
+                planes_all.append(planes)
+                want_phase.append(int(g.phase))
+                seen_phases.add(int(g.phase))
+                seen_beat.add(int(st.beat_seat))
+                seen_bombs += g.bombs > 0
+            if g.is_over:
+                break
+            la = g.legal_actions()
+            g.step(int(la[rng.integers(la.size)]))
+    batch = np.stack(planes_all)
+    st = read_status(batch)
+    assert st.phase.tolist() == want_phase and st.phase.shape == (len(planes_all),)
+    assert read_cards(batch, "history").shape == (len(planes_all), HISTORY, 15)
+    assert seen_beat == {-1, 0, 1, 2} and seen_bombs
+    assert seen_phases >= ({0, 1, 2, 3, 4} if rules == "rulebook" else {3, 4}), seen_phases
+    with pytest.raises(ValueError, match="'status' is no card channel"):
+        read_cards(batch, "status")
+
+
+def test_readers_on_the_batched_env_and_flat_cells():
+    """The readers read the batched env's planes too; Channels.cells is the run's cells in flat planes."""
+    from ddz_env.observation import LAYOUT_BY_NAME, read_cards, read_status
+    from ddz_env.vector import VectorDouDizhu
+
+    vec = VectorDouDizhu(64, seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        vec.step(vec.random_actions(rng), observe=False)
+    planes = vec.observe()
+    st = read_status(planes)
+    np.testing.assert_array_equal(st.phase, vec.phase)
+    np.testing.assert_array_equal(st.role, vec.roles())
+    own = vec.hands[np.arange(64), vec.current_player]
+    np.testing.assert_array_equal(read_cards(planes, "hand"), own)
+    flat = planes.reshape(64, -1)
+    np.testing.assert_array_equal(flat[:, LAYOUT_BY_NAME["hand"].cells].reshape(64, 4, 15).sum(1), own)
+    assert LAYOUT_BY_NAME["status"].cells == slice(28 * 60, 29 * 60)

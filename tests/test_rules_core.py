@@ -207,3 +207,140 @@ def test_r22_rules_only_skip_phases_and_add_no_variant():
 
     assert [f.name for f in dataclasses.fields(Rules)] == ["bidding", "doubling"]
     assert PRESETS["rulebook"] == Rules(True, True) and set(PRESETS) == {"rulebook", "douzero"}
+
+
+# ------------------------------------------------------------------ issue 23: the last rulings in one place each
+def test_r3_r5_r6_legal_choices_is_the_one_table_of_the_non_play_sets():
+    """rules.legal_choices decides the bids, doubles and redoubles (scalars or arrays); Game's
+    legal_actions and is_legal read it, and the batched env's legal sets equal Game's."""
+    from ddz_env.actions import DOUBLE_ACTIONS, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE_ACTIONS
+    from ddz_env.game import Game
+
+    ids = lambda p, top: (FIRST_CHOICE + np.flatnonzero(rules.legal_choices(p, top))).tolist()  # noqa: E731
+    for top in range(4):
+        assert ids(Phase.BID, top) == [BID_PASS] + list(range(BID_1 + top, BID_3 + 1))  # R3
+        assert ids(Phase.BID, top) == rules.legal_bids(top).tolist()
+        assert ids(Phase.DOUBLE, top) == list(DOUBLE_ACTIONS) and ids(Phase.REDOUBLE, top) == list(REDOUBLE_ACTIONS)
+        assert ids(Phase.PLAY, top) == [] and ids(Phase.OVER, top) == []
+    phases = np.array([p for p in Phase for _ in range(4)])
+    tops = np.tile(np.arange(4), len(Phase))
+    arr = rules.legal_choices(phases, tops)
+    assert arr.shape == (len(phases), NUM_CHOICES) and arr.dtype == bool
+    for i in range(len(phases)):
+        np.testing.assert_array_equal(arr[i], rules.legal_choices(int(phases[i]), int(tops[i])))
+    with pytest.raises(ValueError):
+        rules.LEGAL_CHOICES[0, 0, 0] = True  # read-only
+    rng = np.random.default_rng(0)
+    seen = set()
+    for seed in range(40):
+        g = Game.deal(seed)
+        while not g.is_over:
+            if g.phase != Phase.PLAY:
+                want = ids(g.phase, g.bid)
+                assert g.legal_actions().tolist() == want
+                assert [a for a in [-1, 0, 1] + list(range(FIRST_CHOICE - 3, NUM_ACTIONS + 2)) if g.is_legal(a)] == want
+                seen.add((int(g.phase), g.bid))
+            la = g.legal_actions()
+            g.step(int(la[-1] if seed % 3 == 0 else la[rng.integers(la.size)]))
+        assert g.legal_actions().size == 0 and not g.is_legal(BID_PASS)
+    assert {(0, 0), (0, 1), (0, 2), (1, 3), (2, 3)} <= seen, seen
+
+
+def test_one_role_table_for_game_the_planes_and_the_batched_env():
+    from ddz_env.game import Game
+    from ddz_env.observation import observe_game, read_status
+    from ddz_env.vector import VectorDouDizhu
+
+    assert rules.ROLE_OF.tolist() == [[-1, 0, 2, 1], [-1, 1, 0, 2], [-1, 2, 1, 0]]
+    assert [int(r) for r in rules.Role] == [0, 1, 2]
+    assert rules.role_of(1, 0) == rules.Role.FARMER_AFTER and rules.role_of(2, 0) == rules.Role.FARMER_BEFORE
+    assert rules.role_of(np.array([0, 1, 2]), np.array([0, 0, -1])).tolist() == [0, 1, -1]
+    g = Game.deal(1, rules="douzero")
+    for s in range(3):
+        assert g.role(s) == rules.role_of(s, g.landlord) == int(read_status(observe_game(g, s)).role)
+    vec = VectorDouDizhu(16, seed=2, rules="bidding=false")
+    np.testing.assert_array_equal(vec.roles(), rules.role_of(vec.current_player, vec.landlord))
+
+
+def test_one_num_seats_defined_in_cards():
+    """NUM_SEATS is assigned once (cards.py); the other modules import that object."""
+    import ast
+    from pathlib import Path
+
+    from ddz_env import cards, game, vector
+
+    root = Path(rules.__file__).parent
+    assigned = [p.name for p in sorted(root.glob("*.py"))
+                if any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "NUM_SEATS" for t in n.targets)
+                       for n in ast.walk(ast.parse(p.read_text())))]
+    assert assigned == ["cards.py"]
+    assert rules.NUM_SEATS is cards.NUM_SEATS is game.NUM_SEATS is vector.NUM_SEATS == 3
+
+
+def test_r1_deal_is_one_value_in_every_old_shape():
+    """rules.Deal: dealt by deal_hand (and unpacked as the old tuple), read from tuples, dicts and card
+    strings, checked (R1, R2), read-only, compared by value; Game and records give it back."""
+    from ddz_env import record
+    from ddz_env.game import Game
+
+    d = rules.deal_hand(np.random.default_rng(5))
+    assert isinstance(d, rules.Deal)
+    hands, bottom, fb = d  # the old tuple
+    assert hands.shape == (3, 15) and bottom.shape == (15,) and fb == d.first_bidder and d.landlord is None
+    with pytest.raises(ValueError):
+        d.hands[0, 0] = 1  # read-only
+    assert rules.Deal.of(tuple(d)) == d == rules.Deal.of(d.to_dict()) == rules.Deal.of(d.to_dict(strings=True))
+    assert rules.Deal.of(d) is d and hash(rules.Deal.of(tuple(d))) == hash(d)
+    assert d != rules.Deal(d.hands, d.bottom, (d.first_bidder + 1) % 3)
+    assert d["hands"] is d.hands and d.get("landlord", 7) == 7 and d[2] == d.first_bidder  # the old dict
+    assert "Deal(hands=(" in repr(d)
+    import pickle
+
+    back = pickle.loads(pickle.dumps(d))  # (evaluation workers receive deals pickled)
+    assert back == d and not back.hands.flags.writeable
+    with pytest.raises(ValueError, match=r"^the deal is not one 54-card deck"):
+        rules.Deal(d.hands[[0, 0, 1]], d.bottom, 0)  # seat 0's hand twice
+    with pytest.raises(ValueError, match="first_bidder must be 0, 1 or 2, got 1.5"):
+        rules.Deal(d.hands, d.bottom, 1.5)
+    with pytest.raises(ValueError, match="a deal needs 'hands'"):
+        rules.Deal.of({"bottom": "33"})
+    with pytest.raises(TypeError, match="a deal is a Deal"):
+        rules.Deal.of(5)
+    g = Game.from_deal(d)
+    assert g.initial_deal == d and g.first_bidder == d.first_bidder
+    g2 = Game(*d)
+    assert g2.initial_deal == d
+    fixed = Game.from_deal(rules.Deal(d.hands, d.bottom, 0, landlord=2), rules="douzero")
+    assert fixed.landlord == 2 and fixed.initial_deal.landlord == 2
+    with pytest.raises(ValueError, match="landlord=2 is given only when bidding is off"):
+        Game.from_deal(fixed.initial_deal)  # the rulebook bids for the landlord
+    rec = record.record_of(fixed)
+    assert record.deal_of(rec) == fixed.initial_deal and rec["deal"]["landlord"] == 2
+    assert record.replay(rec).initial_deal == fixed.initial_deal
+
+
+def test_rules_md_names_only_functions_that_exist():
+    """Every `module.name` in RULES.md's table of deciders is a real attribute (the table cannot drift)."""
+    import importlib
+    import re
+    from pathlib import Path
+
+    text = (Path(rules.__file__).resolve().parent.parent / "RULES.md").read_text()
+    table = text[text.index("## Where the code decides each ruling"):]
+    names = [n for n in re.findall(r"`((?:agents\.)?[a-z_]+)\.([A-Za-z_]+)(?:\.([A-Za-z_]+))?`", table)
+             if n[1] != "py"]
+    assert len(names) > 30
+    from ddz_env.game import Game
+    from ddz_env.vector import VectorDouDizhu
+
+    classes = {"Game": Game, "VectorDouDizhu": VectorDouDizhu}
+    methods = re.findall(r"`(Game|VectorDouDizhu)\.([A-Za-z_]+)`", table)
+    assert len(methods) > 8
+    for cls, attr in methods:
+        assert hasattr(classes[cls], attr), f"RULES.md names {cls}.{attr}, which does not exist"
+    for mod, attr, sub in names:
+        module = importlib.import_module(mod if mod.startswith("agents") else f"ddz_env.{mod}")
+        obj = getattr(module, attr, None)
+        assert obj is not None, f"RULES.md names {mod}.{attr}, which does not exist"
+        if sub:
+            assert hasattr(obj, sub), f"RULES.md names {mod}.{attr}.{sub}, which does not exist"

@@ -157,3 +157,36 @@ def test_r18_spring_flags_shared_by_both_engines():
     spring, anti = spring_flags(np.array([False, False, True, True]), np.array([3, 3, 1, 2]), np.array([0, 1, 4, 4]))
     assert spring.tolist() == [True, False, False, False]
     assert anti.tolist() == [False, False, True, False]
+
+
+# --------------------------------------------------------------------------- finishing a hand (issue 23)
+def test_r17_r18_r19_finish_hand_scalar_and_arrays():
+    """scoring.finish_hand, the one place a hand is finished (Game._finish, VectorDouDizhu.step): the
+    farmers won when a farmer went out (R17), the spring flags from the plays (R18), then the scores."""
+    from ddz_env.scoring import finish_hand
+
+    # the rulebook example: bid 3, farmer 1 doubles, the landlord redoubles, a rocket and a bomb, farmers win
+    won, spring, anti, scores = finish_hand(1, 0, [3, 2, 4], 3, [False, True, False], True, 1, 1)
+    assert (bool(won), bool(spring), bool(anti), scores.tolist()) == (True, False, False, [-60, 48, 12])
+    _, spring, anti, scores = finish_hand(2, 2, [0, 0, 5], 1, [False] * 3, False, 0, 0)  # the farmers never played
+    assert (bool(spring), bool(anti), scores.tolist()) == (True, False, [-2, -2, 4])
+    _, spring, anti, scores = finish_hand(0, 1, [6, 1, 2], 2, [False] * 3, False, 0, 0)  # the landlord led once
+    assert (bool(spring), bool(anti), scores.tolist()) == (False, True, [4, -8, 4])
+    rng = np.random.default_rng(0)
+    n = 300
+    winner, landlord = rng.integers(3, size=n), rng.integers(3, size=n)
+    moves = rng.integers(0, 3, size=(n, 3))
+    bid, bombs, rockets = rng.integers(1, 4, size=n), rng.integers(0, 3, size=n), rng.integers(0, 2, size=n)
+    doubled = (rng.random((n, 3)) < 0.5) & (np.arange(3) != landlord[:, None])
+    redoubled = doubled.any(axis=1) & (rng.random(n) < 0.5)
+    arr = finish_hand(winner, landlord, moves, bid, doubled, redoubled, bombs, rockets)
+    assert arr[3].shape == (n, 3) and (arr[3].sum(axis=1) == 0).all()
+    for i in range(n):
+        one = finish_hand(int(winner[i]), int(landlord[i]), moves[i], int(bid[i]), doubled[i], bool(redoubled[i]),
+                          int(bombs[i]), int(rockets[i]))
+        assert [np.asarray(x).tolist() for x in one] == [x[i].tolist() for x in arr]
+        lm = int(moves[i, landlord[i]])
+        fw = winner[i] != landlord[i]
+        assert one[3].tolist() == reference(int(bid[i]), int(landlord[i]), doubled[i], bool(redoubled[i]),
+                                            int(bombs[i]), int(rockets[i]), not fw and moves[i].sum() == lm,
+                                            fw and lm == 1, fw)

@@ -200,9 +200,9 @@ def test_equivalence_batch_of_one_and_odd_sizes():
 
 def test_observation_chunks(monkeypatch):
     """Big batches are encoded in chunks: the chunk edges must not show."""
-    import ddz_env.vector as vector
+    import ddz_env.observation as observation
 
-    monkeypatch.setattr(vector, "_OBS_CHUNK", 3)
+    monkeypatch.setattr(observation, "_OBS_CHUNK", 3)
     _run_equivalence(51, B=8, steps=120, check_all_seats_every=17)
 
 
@@ -726,3 +726,103 @@ def test_state_dict_continues_exactly_and_refuses_a_mismatch():
         VectorDouDizhu(8).load_state_dict(bad)
     after = c.state_dict()
     assert all(np.array_equal(before["arrays"][k], after["arrays"][k]) for k in before["arrays"])
+
+
+# ---------------------------------------------------------------------------- the hand summary in info (issue 23)
+SUMMARY_KEYS = ("final_scores", "void", "winner", "landlord", "spring", "anti_spring", "bids", "doubles", "redouble",
+                "bid", "first_bidder", "bombs", "rockets", "plays")
+
+
+def _summary_of_game(g: Game) -> dict:
+    """What step's info must say of a finished hand, from the scalar engine's replay."""
+    bombs, rockets = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    for s, m in g.plays:
+        bombs[s] += MOVE_TYPE[m] == MoveType.BOMB
+        rockets[s] += MOVE_TYPE[m] == MoveType.ROCKET
+    return {"final_scores": g.scores.tolist(), "void": g.void, "winner": g.winner,
+            "landlord": -1 if g.void else g.landlord, "spring": g.spring, "anti_spring": g.anti_spring,
+            "bids": g.bids.tolist(), "doubles": g.double_choice.tolist(), "redouble": g.redouble_choice,
+            "bid": g.bid, "first_bidder": g.first_bidder, "bombs": bombs.tolist(), "rockets": rockets.tolist(),
+            "plays": len(g.plays)}
+
+
+@pytest.mark.parametrize("rules", ["rulebook", "douzero", "doubling=false", "bidding=false"])
+def test_info_summary_of_every_ended_hand_equals_the_game_replay(rules):
+    """Issue 23: step's info reports each ended hand's bids, doubles, redouble, bid, first bidder,
+    bombs and rockets per seat and plays; replaying the same deal and actions on Game gives the same."""
+    B = 12
+    vec = VectorDouDizhu(B, seed=23, rules=rules)
+    rng = np.random.default_rng(7)
+    games = [Game.from_deal(vec.deal_of(b), rules=vec.rules) for b in range(B)]  # the replays, a step behind
+    checked = {"void": 0, "bombs": 0, "redouble": 0, "hands": 0}
+    for t in range(700):
+        policy = [POLICIES[(b + t // 97) % len(POLICIES)] for b in range(B)]
+        acts = np.array([_choose(games[b], vec.legal_actions(b), policy[b], rng) for b in range(B)])
+        _, _, done, info = vec.step(acts, observe=False)
+        assert set(SUMMARY_KEYS) <= set(info)
+        for b in range(B):
+            g = games[b]
+            g.step(int(acts[b]))
+            assert g.is_over == done[b]
+            if not done[b]:  # rows of hands that go on: blank
+                assert info["winner"][b] == -1 and info["first_bidder"][b] == -1 and info["plays"][b] == 0
+                assert info["bids"][b].tolist() == [-1, -1, -1] and info["bombs"][b].tolist() == [0, 0, 0]
+                continue
+            got = {k: info[k][b].tolist() for k in SUMMARY_KEYS}
+            assert got == _summary_of_game(g), (rules, t, b)
+            checked["hands"] += 1
+            checked["void"] += bool(g.void)
+            checked["bombs"] += int(g.bombs + g.rockets > 0)
+            checked["redouble"] += g.redouble_choice >= 0
+            games[b] = Game.from_deal(vec.deal_of(b), rules=vec.rules)
+    assert checked["hands"] >= 40 and checked["bombs"] >= 3, checked
+    if Rules.of(rules).bidding:
+        assert checked["void"] >= 1, checked
+    if Rules.of(rules).doubling:
+        assert checked["redouble"] >= 1, checked
+
+
+def test_load_deals_takes_deal_values_and_the_old_arrays_alike():
+    """Issue 23: load_deals(slots, deals) (Deals, tuples, dicts) == load_deals(slots, hands, bottoms, first_bidders);
+    deal_of gives the Deal back, which Game.from_deal and the AEC env's options take."""
+    from ddz_env.rules import Deal, deal_hand
+
+    rng = np.random.default_rng(3)
+    ds = [deal_hand(rng) for _ in range(3)]
+    a, b = VectorDouDizhu(4, seed=1), VectorDouDizhu(4, seed=1)
+    a.load_deals([3, 0, 2], [ds[0], tuple(ds[1]), ds[2].to_dict(strings=True)])
+    b.load_deals([3, 0, 2], np.stack([d.hands for d in ds]), np.stack([d.bottom for d in ds]),
+                 [d.first_bidder for d in ds])
+    np.testing.assert_array_equal(a.observe(), b.observe())
+    assert a.deal_of(3) == ds[0] and a.deal_of(0) == ds[1] and isinstance(a.deal_of(2), Deal)
+    np.testing.assert_array_equal(a.deal_of(3)["hands"], ds[0].hands)  # reads as the old dict
+    assert a.deal_of(3).get("landlord") is None
+    g = Game.from_deal(a.deal_of(2))
+    np.testing.assert_array_equal(observe_game(g, g.current_player), a.observe()[2])
+    e = ddz_env.raw_env()
+    e.reset(options={"deal": a.deal_of(0)})
+    np.testing.assert_array_equal(e.game.initial_hands, ds[1].hands)
+    with pytest.raises(ValueError, match="load_deals: deal 0 names landlord 1; a landlord is given only when bidding"):
+        a.load_deals([1], [Deal(ds[0].hands, ds[0].bottom, 0, landlord=1)])
+    # bidding off: a deal's own landlord (not its first bidder) is the landlord, as Game has it
+    v = VectorDouDizhu(2, seed=0, rules="douzero")
+    fixed = Deal(ds[0].hands, ds[0].bottom, first_bidder=0, landlord=2)
+    v.load_deals([1], [fixed])
+    g = Game.from_deal(fixed, rules="douzero")
+    assert g.landlord == 2 == v.landlord[1] and v.deal_of(1) == fixed == g.initial_deal
+    np.testing.assert_array_equal(observe_game(g, g.current_player), v.observe()[1])
+
+
+def test_state_without_the_summary_counters_still_loads():
+    """Checkpoints written before seat_bombs / seat_rockets / plays were saved load (issue 23)."""
+    a = VectorDouDizhu(4, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        a.step(a.random_actions(rng), observe=False)
+    st = a.state_dict()
+    assert {"seat_bombs", "seat_rockets", "plays"} <= set(st["arrays"])
+    old = {**st, "arrays": {k: v for k, v in st["arrays"].items() if k not in ("seat_bombs", "seat_rockets", "plays")}}
+    b = VectorDouDizhu(4, seed=9)
+    b.load_state_dict(old)
+    np.testing.assert_array_equal(a.observe(), b.observe())
+    assert not b.plays.any() and not b.seat_bombs.any()

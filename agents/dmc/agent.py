@@ -10,11 +10,12 @@ import os
 import numpy as np
 import torch
 
+from ddz_env.rules import Phase
+
 from ..base import BatchAgent, Decisions
 from .model import BIDDING_NET, OBS_CELLS, DMCModel
 from .checkpoint import check_checkpoint, load_checkpoint
 
-_PLAY = 3  # the status plane's play phase
 
 
 class DMCAgent(BatchAgent):
@@ -63,7 +64,7 @@ class DMCAgent(BatchAgent):
             raise ValueError("DMCAgent: a decision without a legal action (is this seat on turn?)")
         n = len(decisions)
         planes = np.ascontiguousarray(decisions.observation, dtype=np.int8).reshape(n, OBS_CELLS)
-        nets = np.where(decisions.phase == _PLAY, decisions.role, BIDDING_NET).astype(np.int64)
+        nets = np.where(decisions.phase == Phase.PLAY, decisions.role, BIDDING_NET).astype(np.int64)
         if ((nets < 0) | (nets > BIDDING_NET)).any():
             raise ValueError("DMCAgent: a play decision without a role in its status plane")
         return self.model.choose(planes, nets, starts, decisions.legal_ids).astype(np.int64)

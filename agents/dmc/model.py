@@ -39,7 +39,7 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.game import Phase
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
-from ddz_env.observation import CH_HISTORY, HISTORY, MOVE_PLANES, OBS_SHAPE
+from ddz_env.observation import CH_HISTORY, HISTORY, LAYOUT_BY_NAME, MOVE_PLANES, OBS_SHAPE
 
 from .config import NET_NAMES
 
@@ -98,7 +98,7 @@ def hand_after_features(hand: torch.Tensor, counts: torch.Tensor) -> torch.Tenso
 
 def hand_counts(obs: torch.Tensor) -> torch.Tensor:
     """(N, 15) int64 own cards per rank, from (N, 1740) planes (channel 0 is the own hand)."""
-    return obs[:, :PLANE].reshape(-1, 4, 15).long().sum(1)
+    return obs[:, LAYOUT_BY_NAME["hand"].cells].reshape(-1, 4, 15).long().sum(1)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
