@@ -49,7 +49,7 @@ def test_the_checker_sees_relative_imports():
 
 
 #: the rules core's stack, lowest first: a module imports only modules of lower levels (so no circle)
-CORE_LEVELS = (("cards",), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("game", "observation"),
+CORE_LEVELS = (("cards", "files"), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("game", "observation"),
                ("record", "vector"), ("env",))
 
 

@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from ddz_env.rules import Phase
+
 from ..base import BatchAgent, Decisions, as_batch_agent
 from .encoding import MOVE54, POSITIONS, encode_states
 from .model import DouZeroNet
 
-_PLAY = 3  # the status plane's play phase
 SCHEME = "douzero:"
 FILES = {p: f"{p}.ckpt" for p in ("landlord", "landlord_up", "landlord_down")}
 _KIND = {"landlord": "landlord", "landlord_up": "farmer", "landlord_down": "farmer"}
@@ -188,7 +189,7 @@ class DouZeroAgent(BatchAgent):
             raise ValueError("DouZeroAgent: a decision without a legal action (is this seat on turn?)")
         actions = ids[starts[:-1]].copy()  # the first legal id: the choice when it is the only one
         values: list[np.ndarray] = [np.zeros(0, np.float32)] * n
-        play = decisions.phase == _PLAY
+        play = decisions.phase == int(Phase.PLAY)
         bad = play & ~np.isin(decisions.role, (0, 1, 2))
         if bad.any():
             raise ValueError("DouZeroAgent: a play decision without a role in its status plane")
