@@ -2,6 +2,7 @@
 
     python benchmarks/bench_vs_douzero.py                         # 60 minutes each, 1,000 deals (about 3.5 h)
     python benchmarks/bench_vs_douzero.py --minutes 1 --deals 50  # the whole pipeline in a few minutes
+    python benchmarks/bench_vs_douzero.py --resume                # after a stop: the finished stages are kept
 
 In one run, on this machine:
 
@@ -31,7 +32,11 @@ In one run, on this machine:
 
 Writes ``--out-dir`` (default ``runs/bench_vs_douzero``): ``douzero/`` (DouZero's final weights,
 a ``douzero:`` folder), ``ours_douzero/`` and ``ours_default/`` (our run folders) and
-``results.json``; prints the table. Needs the ``douzero`` extra (``pip install 'ddz-env[douzero]'``:
+``results.json``; prints the table. Each finished stage (a training run, a match) is written to
+``stages.json`` at once; ``--resume`` keeps those of the same ``--minutes``, ``--deals`` and ``--seed``
+and redoes only the rest (an interrupted stage starts over). Every training stage records the CPU
+seconds its processes used and the load average around it, so that "the same wall time" can be
+checked for the same compute on a shared machine. Needs the ``douzero`` extra (``pip install 'ddz-env[douzero]'``:
 DouZero, RLCard, GitPython) and the ``train`` extra.
 """
 from __future__ import annotations
@@ -43,6 +48,7 @@ import os
 import shutil
 import subprocess
 import sys
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +58,21 @@ sys.path.insert(0, str(ROOT))
 
 POSITIONS = ("landlord", "landlord_up", "landlord_down")
 OURS = (("ours_douzero", "douzero", []), ("ours_default", "default", ["rules=douzero"]))
+
+
+# ------------------------------------------------------------------------------------------ accounting
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of its reaped children so far."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _metered(fn, *args) -> dict:
+    """``fn(*args)`` (a dict), with the CPU seconds it used and the 1-minute load average before and after added."""
+    load0, cpu0 = os.getloadavg()[0], _cpu_s()
+    out = fn(*args)
+    out.update(cpu_s=round(_cpu_s() - cpu0, 1), load_before=round(load0, 2), load_after=round(os.getloadavg()[0], 2))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ DouZero's trainer
@@ -111,6 +132,8 @@ def _driver(params: dict) -> None:
         (out / "trained.json").write_text(json.dumps({"frames": frames, "updates": state["updates"], "wall_s": wall}))
         for p in multiprocessing.active_children():
             p.terminate()
+        for p in multiprocessing.active_children():  # reaped, so that their CPU time reaches the benchmark
+            p.join(timeout=30)
         os._exit(0)
 
     threading.Timer(params["seconds"], stop).start()
@@ -216,7 +239,7 @@ def table(results: dict) -> str:
     dz = results["douzero"]
     lines = [f"same compute: {results['minutes']:g} min of training each on {os.cpu_count()} cores; DouZero "
              f"{dz['frames']:,} frames ({dz['fps']:,.0f} frames/s, {dz['actors']} actors, {dz['threads']} thread(s) each, "
-             f"objective {dz['objective']})",
+             f"objective {dz['objective']}; {dz['cpu_s']:,.0f} CPU-s)",
              f"ours (A) vs DouZero (B), fixed landlord, {results['deals']:,} deals both ways (seed {results['seed']})",
              f"{'ours':<38}{'frames':>12}  {'WP [95% CI]':<24}{'ADP [95% CI]':<26}"]
     for row in results["rows"]:
@@ -224,6 +247,11 @@ def table(results: dict) -> str:
         wp = f"{h['WP']:.3f} [{h['WP_ci95'][0]:.3f}, {h['WP_ci95'][1]:.3f}]"
         adp = f"{h['ADP']:+.3f} [{h['ADP_ci95'][0]:+.3f}, {h['ADP_ci95'][1]:+.3f}]"
         lines.append(f"{row['label']:<38}{row['frames']:>12,}  {wp:<24}{adp:<26}")
+    for name, _, _ in OURS:
+        run = results[name]
+        lines.append(f"{name}: {run['frames']:,} frames in {run['train_s']:,.0f} s ({run['fps']:,.0f} frames/s, "
+                     f"{run['cpu_s']:,.0f} CPU-s, load {run['load_before']:.1f} -> {run['load_after']:.1f})")
+    lines.append(f"douzero: load {dz['load_before']:.1f} -> {dz['load_after']:.1f}")
     return "\n".join(lines)
 
 
@@ -240,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--objective", choices=("wp", "adp", "logadp"), default="wp",
                     help="DouZero's objective (default wp, as our douzero config's win/loss targets)")
     ap.add_argument("--out-dir", default=str(ROOT / "runs" / "bench_vs_douzero"), help="where everything is written")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the stages finished in --out-dir (stages.json) by a run with the same --minutes, "
+                         "--deals and --seed; do the rest")
     ap.add_argument("--douzero-driver", help=argparse.SUPPRESS)  # (internal: the trainer's subprocess)
     args = ap.parse_args(argv)
     if args.douzero_driver:
@@ -250,17 +281,36 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     seconds = args.minutes * 60
-    results: dict = {"minutes": args.minutes, "deals": args.deals, "seed": args.seed, "command": " ".join(sys.argv)}
+    key = {"minutes": args.minutes, "deals": args.deals, "seed": args.seed}
+    stages_file = out / "stages.json"
+    stages: dict = {}
+    if args.resume and stages_file.is_file():
+        saved = json.loads(stages_file.read_text())
+        if saved.get("key") == key:
+            stages = saved["stages"]
+            print(f"resuming: {', '.join(stages) or 'no stage'} done ({stages_file})", flush=True)
+        else:
+            print(f"not resuming: {stages_file} is of {saved.get('key')}, this run {key}", flush=True)
+
+    def stage(name: str, fn, *args_) -> dict:
+        if name in stages:
+            return stages[name]
+        stages[name] = fn(*args_)
+        stages_file.write_text(json.dumps({"key": key, "stages": stages}, indent=1))
+        return stages[name]
+
+    results: dict = {**key, "command": " ".join(sys.argv)}
     print(f"[1/3] DouZero's trainer, {args.minutes:g} min ...", flush=True)
-    dz = results["douzero"] = train_douzero(seconds, out / "douzero", args.douzero_actors, args.objective,
-                                            args.douzero_threads)
-    print(f"      {dz['frames']:,} frames in {dz['train_s']:.0f} s", flush=True)
+    dz = results["douzero"] = stage("douzero", _metered, train_douzero, seconds, out / "douzero",
+                                    args.douzero_actors, args.objective, args.douzero_threads)
+    print(f"      {dz['frames']:,} frames in {dz['train_s']:.0f} s, {dz['cpu_s']:,.0f} CPU-s", flush=True)
     rows = []
     for k, (name, config, overrides) in enumerate(OURS):
         print(f"[2/3] ours, {' '.join(['--config', config] + ['--set ' + o for o in overrides])}, {args.minutes:g} min ...",
               flush=True)
-        run = results[name] = train_ours(config, overrides, seconds, dz["frames"], out / name)
-        print(f"      {run['frames']:,} frames in {run['train_s']:.0f} s; equal frames: {run['equal_frames']:,}", flush=True)
+        run = results[name] = stage(name, _metered, train_ours, config, overrides, seconds, dz["frames"], out / name)
+        print(f"      {run['frames']:,} frames in {run['train_s']:.0f} s, {run['cpu_s']:,.0f} CPU-s; "
+              f"equal frames: {run['equal_frames']:,}", flush=True)
         label = f"{config}" + (f" ({', '.join(overrides)})" if overrides else "")
         rows.append({"label": f"{label}, equal time", "frames": run["frames"], "checkpoint": run["time_checkpoint"]})
         if dz["frames"] > 0:
@@ -268,8 +318,8 @@ def main(argv: list[str] | None = None) -> int:
                          "checkpoint": run["equal_checkpoint"]})
     for row in rows:
         print(f"[3/3] {row['label']} vs DouZero, {args.deals} deals x 2 ...", flush=True)
-        row["match"] = head_to_head(row["checkpoint"], f"douzero:{out / 'douzero'}", args.deals, args.seed,
-                                    args.workers)
+        row["match"] = stage(f"match: {row['label']}", head_to_head, row["checkpoint"], f"douzero:{out / 'douzero'}",
+                             args.deals, args.seed, args.workers)
     results["rows"] = rows
     (out / "results.json").write_text(json.dumps(results, indent=1))
     print()
