@@ -41,7 +41,7 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	touch $@
 
 # the main job on a small default: a short DMC training run (the shipped config "smoke",
-# agents/dmc/configs/smoke.yaml, about a minute on CPU, with a small evaluation at 200k and 400k
+# configs/smoke.yaml, about a minute on CPU, with a small evaluation at 200k and 400k
 # frames for the learning curve), then its checkpoint (the run folder) against the random and the
 # rule agent in duplicate deals, the shipped pretrained agent against the rule agent for scale,
 # and what to try next
@@ -61,15 +61,18 @@ demo: setup
 play: setup
 	$(BIN)/python -m agents.play --vs rule,pretrained
 
-# the whole suite, the integration tests with the real libraries included (RLlib and the Ray
+# the lint (ruff: pyproject's [tool.ruff], each ignored rule with its reason), then the whole suite,
+# the integration tests with the real libraries included (RLlib and the Ray
 # training backend in the Ray venv)
 test: setup-marl setup-rllib
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
 	$(RBIN)/python -m pytest tests/test_integrations.py tests/test_readme.py -m integration -k rllib
 	$(RBIN)/python -m pytest tests/test_ray.py
 
 # the suite without the MARL libraries (their integration tests skip)
 test-core: setup
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent

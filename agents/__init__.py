@@ -1,4 +1,19 @@
-"""Baseline agents for ddz-env and their head-to-head evaluation.
+"""Agents for ddz-env, their evaluation, the tables people play at, and the programs.
+
+The package, by role (a module imports only from the roles above it in this list, and
+``tests/test_layers.py`` checks it):
+
+* ``base`` (the agent interface) and ``loader`` (an agent from a spec: ``agents.load``);
+* ``baselines/`` (random, rule and its planner), ``dmc/`` (the DouZero-style Deep Monte-Carlo
+  agent and its learner), ``douzero/`` (DouZero's own networks as agents);
+* ``runs/`` (what any trainer needs around its algorithm: configs from a dataclass, logging
+  through the progress bar, checkpoint writing);
+* ``evaluation/`` (the arena, duplicate and fixed-landlord, statistics, the league);
+* ``play/`` (one hand between people and agents; terminal and web), ``integrations/`` (the
+  single-seat Gymnasium env);
+* ``cli/`` (the programs: ``ddz-train``, ``ddz-evaluate``, ``ddz-compare``, calibration).
+
+Names exported here:
 
 * :class:`Agent`: the interface, ``act_batch(decisions) -> action ids`` over :class:`Decisions`
   (what the seats on turn are given) and ``act(observation) -> action id``; :class:`BatchAgent`
@@ -13,15 +28,62 @@
 """
 from __future__ import annotations
 
-from .arena import AgentError
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
 from .base import Agent, BatchAgent, Decisions, as_batch_agent
-from .evaluation import evaluate
+from .baselines.random_agent import RandomAgent
+from .baselines.rule_agent import RuleAgent
+from .evaluation.arena import AgentError
+from .evaluation.protocols import evaluate
+from .integrations.seat_env import SEAT_ENV_ID, DouDizhuSeatEnv, register_gymnasium
 from .loader import load, read_checkpoint, register, register_lazy, registered, save_checkpoint
-from .random_agent import RandomAgent
-from .rule_agent import RuleAgent
-from .seat_env import SEAT_ENV_ID, DouDizhuSeatEnv, register_gymnasium
 
 register_gymnasium()
 
-__all__ = ["Agent", "BatchAgent", "Decisions", "AgentError", "as_batch_agent", "RandomAgent", "RuleAgent", "load", "register", "register_lazy", "registered",
-           "read_checkpoint", "save_checkpoint", "evaluate", "DouDizhuSeatEnv", "SEAT_ENV_ID", "register_gymnasium"]
+#: modules that moved when the package was laid out by role: the old path still imports (the same
+#: module object, with a DeprecationWarning that names the new one) for a release
+MOVED = {
+    "agents.random_agent": "agents.baselines.random_agent",
+    "agents.rule_agent": "agents.baselines.rule_agent",
+    "agents.hand": "agents.baselines.planner",
+    "agents.view": "agents.baselines.view",
+    "agents.calibrate": "agents.cli.calibrate",
+    "agents.arena": "agents.evaluation.arena",
+    "agents.stats": "agents.evaluation.stats",
+    "agents.league": "agents.evaluation.league",
+    "agents.match": "agents.play.match",
+    "agents.seat_env": "agents.integrations.seat_env",
+    "agents.web": "agents.play.web",
+    "agents.web.server": "agents.play.web.server",
+    "agents.dmc.evaluator": "agents.dmc.periodic_eval",
+}
+# (agents.evaluation and agents.play are packages now; they export the former modules' names)
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports an old path of :data:`MOVED` as the module at its new path."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname in MOVED else None
+
+    def create_module(self, spec):
+        warnings.warn(f"{spec.name} moved to {MOVED[spec.name]}: import it from there (the old path goes in the "
+                      f"next release)", DeprecationWarning, stacklevel=2)
+        module = importlib.import_module(MOVED[spec.name])
+        self._spec = module.__spec__  # (the import system sets __spec__ to the alias's; put the real one back)
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self._spec
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _MovedModules())
+
+__all__ = ["Agent", "BatchAgent", "Decisions", "AgentError", "as_batch_agent", "RandomAgent", "RuleAgent", "load",
+           "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "evaluate",
+           "DouDizhuSeatEnv", "SEAT_ENV_ID", "register_gymnasium"]

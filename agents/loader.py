@@ -18,8 +18,10 @@ never arbitrary pickled code.
 Agent kinds register a factory ``factory(checkpoint: dict) -> Agent``; the built-in
 names call it with ``{"agent": name, "config": kwargs}``. A kind defined elsewhere plugs
 in with ``register(name, factory)``, or lazily with ``register_lazy(name,
-"module:attribute")``: the module is imported the first time a checkpoint names the
-kind, so ``evaluate.py --a run/checkpoint.pt`` works without importing it first.
+"module:attribute")``: the module is imported the first time a checkpoint (or, with
+``named=True``, a spec) names the kind, so ``evaluate.py --a run/checkpoint.pt`` works without
+importing it first. The built-in kinds (``random``, ``rule``, ``pretrained``, ``dmc``) are
+registered that way too: this module sits below every agent kind and imports none of them.
 """
 from __future__ import annotations
 
@@ -27,12 +29,11 @@ import os
 from typing import Any, Callable
 
 from .base import Agent
-from .random_agent import RandomAgent
-from .rule_agent import RuleAgent
 
 Factory = Callable[[dict], Agent]
 _REGISTRY: dict[str, Factory] = {}
 _LAZY: dict[str, str] = {}  # name -> "module:attribute" of its factory, imported on first use
+_NAMED: set[str] = set()  # lazy kinds that a spec may name (``load("rule")``), not only a checkpoint
 
 
 def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
@@ -44,11 +45,14 @@ def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
     _REGISTRY[name] = factory
 
 
-def register_lazy(name: str, target: str) -> None:
-    """Register ``name`` on first use: ``target`` is ``"package.module:Class.factory"``."""
+def register_lazy(name: str, target: str, *, named: bool = False) -> None:
+    """Register ``name`` on first use: ``target`` is ``"package.module:Class.factory"``. ``named``: a spec
+    may name it (``load(name)``, listed by :func:`registered`); else only checkpoints do."""
     if ":" not in target:
         raise ValueError(f"a lazy target is 'module:attribute', got {target!r}")
     _LAZY[name] = target
+    if named:
+        _NAMED.add(name)
 
 
 def _resolve_lazy(name: str) -> None:
@@ -59,6 +63,11 @@ def _resolve_lazy(name: str) -> None:
         obj = importlib.import_module(module)
         for part in attr.split("."):
             obj = getattr(obj, part)
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] == "torch":
+            raise ImportError(f"agent {name!r} needs torch, part of {TORCH_HINT} ({e})") from None
+        raise ValueError(f"checkpoint for agent {name!r}, whose code ({_LAZY[name]}) cannot be loaded: "
+                         f"{type(e).__name__}: {e}") from None
     except (ImportError, AttributeError) as e:
         raise ValueError(f"checkpoint for agent {name!r}, whose code ({_LAZY[name]}) cannot be loaded: "
                          f"{type(e).__name__}: {e}") from None
@@ -91,11 +100,12 @@ def _load_scheme(scheme: str, spec: str, kwargs: dict) -> Agent:
 
 
 def registered() -> list[str]:
-    """The registered agent names, sorted."""
-    return sorted(_REGISTRY)
+    """The agent names a spec may give, sorted."""
+    return sorted(set(_REGISTRY) | _NAMED)
 
 
-def _config(checkpoint: dict) -> dict:
+def config_of(checkpoint: dict) -> dict:
+    """A checkpoint's ``"config"`` (the keyword arguments of its kind's constructor), ``{}`` if none."""
     cfg = checkpoint.get("config", {}) or {}
     if not isinstance(cfg, dict):
         raise ValueError(f"checkpoint 'config' must be a dict, got {type(cfg).__name__}")
@@ -121,20 +131,17 @@ def _torch():
     return torch
 
 
-def _pretrained(checkpoint: dict) -> Agent:
+def pretrained_path() -> str:
+    """The shipped checkpoint's path; ``FileNotFoundError`` if this install lacks it."""
     if not os.path.isfile(PRETRAINED):
         raise FileNotFoundError(f"the pretrained checkpoint is not installed (expected {PRETRAINED})")
     _torch()
-    from .dmc.agent import DMCAgent  # needs torch
-
-    agent = DMCAgent.from_checkpoint(PRETRAINED)
-    agent.name = "pretrained"
-    return agent
+    return PRETRAINED
 
 
-register("random", lambda ck: RandomAgent(**_config(ck)))
-register("rule", lambda ck: RuleAgent(**_config(ck)))
-register("pretrained", _pretrained)
+register_lazy("random", "agents.baselines.random_agent:from_checkpoint", named=True)
+register_lazy("rule", "agents.baselines.rule_agent:from_checkpoint", named=True)
+register_lazy("pretrained", "agents.dmc.agent:pretrained", named=True)  # the shipped DMC checkpoint (needs torch)
 register_lazy("dmc", "agents.dmc.agent:DMCAgent.from_checkpoint")  # the trained DMC agent (needs torch)
 
 
@@ -152,6 +159,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     ``FileNotFoundError`` for a path with no file there, and ``ValueError`` for a file that
     is corrupt or not a ddz-env checkpoint.
     """
+    if isinstance(spec, str) and spec in _NAMED and spec not in _REGISTRY:
+        _resolve_lazy(spec)
     if isinstance(spec, str) and spec in _REGISTRY:
         return _REGISTRY[spec]({"agent": spec, "config": kwargs})
     scheme = _scheme(spec)
@@ -225,4 +234,5 @@ def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None
     write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
-__all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint"]
+__all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "config_of", "PRETRAINED",
+           "pretrained_path"]

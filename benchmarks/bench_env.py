@@ -39,7 +39,7 @@ def bench_env(seconds: float, make=ddz_env.env, seed: int = 0) -> tuple[float, f
     t0 = time.process_time()
     env.reset(seed=seed)
     while time.process_time() - t0 < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)

@@ -24,12 +24,11 @@ import warnings
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents import RuleAgent, evaluate  # noqa: E402
-from agents.arena import seat_seed  # noqa: E402
-from agents.evaluation import jobs_for  # noqa: E402
+from agents.evaluation.arena import seat_seed  # noqa: E402
+from agents.evaluation.protocols import jobs_for  # noqa: E402
 from bench_env import bench_env  # noqa: E402  (the AEC random-play loop)
 from ddz_env.env import AGENTS, raw_env  # noqa: E402
 

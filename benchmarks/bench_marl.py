@@ -9,7 +9,7 @@ the policy itself is not), and reports microseconds per env step (one seat's dec
 timed in CPU seconds of this process (``time.process_time``). Rows:
 
 * ``raw``: ``pettingzoo.make("aec", "ddz/dou_dizhu-v0")``, ``last()`` + ``step()``: the baseline;
-* ``seat``: ``agents.seat_env.DouDizhuSeatEnv`` (random opponents; every seat's decision counted as a
+* ``seat``: ``agents.integrations.seat_env.DouDizhuSeatEnv`` (random opponents; every seat's decision counted as a
   step: the opponents read ``legal_actions()`` and build no mask, so this can be cheaper than ``raw``);
 * ``sb3``: the seat env in SB3's ``DummyVecEnv`` + ``get_action_masks`` (what MaskablePPO does per step);
 * ``tianshou``: ``tianshou.env.PettingZooEnv`` (mask as a Python list of 24648 bools);
@@ -90,7 +90,7 @@ class CountDecisions:
 
 
 def bench_seat(seconds: float):
-    from agents.seat_env import DouDizhuSeatEnv
+    from agents.integrations.seat_env import DouDizhuSeatEnv
 
     c = CountDecisions(DouDizhuSeatEnv(opponents="random"))
     env = c.env
@@ -111,7 +111,7 @@ def bench_sb3(seconds: float):
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.seat_env import DouDizhuSeatEnv
+    from agents.integrations.seat_env import DouDizhuSeatEnv
 
     c = CountDecisions(DouDizhuSeatEnv(opponents="random"))
     env = DummyVecEnv([lambda: c.env])

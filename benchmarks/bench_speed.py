@@ -50,7 +50,7 @@ def bench_aec(seconds: float):
     env.reset(seed=0)
     t0 = cpu()
     while cpu() - t0 < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)

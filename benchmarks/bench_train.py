@@ -56,7 +56,7 @@ def measure_douzero(duration: float) -> dict:
         args = ["--actor_device_cpu", "--training_device", "cpu", "--num_actors", "2", "--num_threads", "1",
                 "--disable_checkpoint", "--savedir", tmp, "--xpid", "bench"]
         env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        t0, cpu0 = time.perf_counter(), _cpu_seconds()
+        t0 = time.perf_counter()
         p = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True, env=env, cwd=tmp, start_new_session=True)
         points: list[tuple[float, int]] = []

@@ -147,7 +147,7 @@ def train_douzero(seconds: float, out: Path, actors: int, objective: str, thread
         import git  # noqa: F401  (DouZero's trainer imports GitPython)
     except ImportError as e:
         raise SystemExit(f"bench_vs_douzero: DouZero's trainer needs the douzero extra: pip install "
-                         f"'ddz-env[douzero]' (douzero, rlcard, gitpython) ({e})")
+                         f"'ddz-env[douzero]' (douzero, rlcard, gitpython) ({e})") from None
     if out.exists():
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory(prefix="douzero-") as tmp:
@@ -161,7 +161,7 @@ def train_douzero(seconds: float, out: Path, actors: int, objective: str, thread
             log, _ = p.communicate(timeout=seconds + 600)
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, 9)
-            raise SystemExit("bench_vs_douzero: DouZero's trainer did not stop within 10 minutes of its time")
+            raise SystemExit("bench_vs_douzero: DouZero's trainer did not stop within 10 minutes of its time") from None
         wall = time.perf_counter() - t0
     done = out / "trained.json"
     if p.returncode != 0 or not done.is_file():
@@ -206,7 +206,7 @@ def train_ours(config: str, overrides: list[str], seconds: float, target: int, r
         extra_s = time.perf_counter() - t1
     kept = sorted((_frames(Path(p)), Path(p)) for p in glob.glob(str(run_dir / "checkpoint_*.pt")))
     equal = next(p for f, p in kept if f >= target) if target > 0 else time_ckpt
-    for f, p in kept:  # only the two that play are kept
+    for _f, p in kept:  # only the two that play are kept
         if p not in (equal, time_ckpt):
             p.unlink()
     return {"config": config, "overrides": overrides, "batch_size": cfg.batch_size, "train_s": round(wall, 1),
@@ -219,9 +219,9 @@ def head_to_head(a: str, b: str, deals: int, seed: int, workers: int) -> dict:
     """``a`` against ``b`` in DouZero's protocol: WP and ADP of ``a`` with 95% intervals over deals."""
     import numpy as np
 
-    from agents.arena import COL
-    from agents.evaluation import run_records
-    from agents.stats import mean_ci, summarize_fixed
+    from agents.evaluation.arena import COL
+    from agents.evaluation.protocols import run_records
+    from agents.evaluation.stats import mean_ci, summarize_fixed
 
     t0 = time.perf_counter()
     records = run_records(a, b, deals, seed, "fixed-landlord", workers)
@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                                     args.douzero_actors, args.objective, args.douzero_threads)
     print(f"      {dz['frames']:,} frames in {dz['train_s']:.0f} s, {dz['cpu_s']:,.0f} CPU-s", flush=True)
     rows = []
-    for k, (name, config, overrides) in enumerate(OURS):
+    for _k, (name, config, overrides) in enumerate(OURS):
         print(f"[2/3] ours, {' '.join(['--config', config] + ['--set ' + o for o in overrides])}, {args.minutes:g} min ...",
               flush=True)
         run = results[name] = stage(name, _metered, train_ours, config, overrides, seconds, dz["frames"], out / name)

@@ -3,7 +3,7 @@
 Layers: ``cards`` -> ``moves`` (the move table) -> ``legal`` (vectorized legality) ->
 ``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC) and
 ``vector`` (B hands stepped as arrays); ``record`` (hand records). Nothing here imports
-``agents`` (the single-seat Gymnasium env, which seats agents, is ``agents.seat_env``).
+``agents`` (the single-seat Gymnasium env, which seats agents, is ``agents.integrations.seat_env``).
 Importing the package registers ``ddz/dou_dizhu-v0`` with PettingZoo's registry.
 
 PettingZoo and Gymnasium are needed by ``env`` / ``raw_env`` only: without them the rules core
@@ -66,8 +66,8 @@ def _version() -> str:
 __version__ = _version()
 
 #: names that moved up a layer: the seat env plays agents at the other seats, and ddz_env never imports agents
-_MOVED = {"DouDizhuSeatEnv": "agents.seat_env", "register_gymnasium": "agents.seat_env",
-          "SEAT_ENV_ID": "agents.seat_env", "seat_env": "agents.seat_env"}
+_MOVED = {"DouDizhuSeatEnv": "agents.integrations.seat_env", "register_gymnasium": "agents.integrations.seat_env",
+          "SEAT_ENV_ID": "agents.integrations.seat_env", "seat_env": "agents.integrations.seat_env"}
 
 
 def __getattr__(name: str):

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from .actions import (
-    BID_PASS, DOUBLE, DOUBLE_ACTIONS, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE, action_to_string, as_action_id,
+    BID_PASS, DOUBLE, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE, action_to_string, as_action_id,
 )
 from .cards import NUM_RANKS, NUM_SEATS, _to_string as to_string
 from .legal import _legal_ids_one
@@ -26,11 +26,10 @@ from .rules import (
     ROLE_OF, Deal, Phase, Role, Rules, as_seat, bid_outcome, check_hands_arg, deal_hand, default_actions,
     doubling_order, legal_choices, next_first_bidder, redouble_allowed,
 )
+from .observation import HIDDEN, public_history  # noqa: F401 (HIDDEN: re-exported, its former home)
 from .scoring import finish_hand
 _MOVE_TYPE_LIST = MOVE_TYPE.tolist()
 _BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
-#: a secret doubling choice not yet revealed, as it stands in ``public_history()``
-HIDDEN = -1
 
 
 class IllegalActionError(ValueError):
@@ -222,10 +221,9 @@ class Game:
         return int(default_actions(self.phase, self.last_move, self.hands[self.current_player]))
 
     def public_history(self) -> list[tuple[int, int]]:
-        """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made (R5)."""
-        if self.doubles_revealed:
-            return list(self.history)
-        return [(s, HIDDEN if a in DOUBLE_ACTIONS else a) for s, a in self.history]
+        """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made
+        (R5; decided by :func:`ddz_env.observation.public_history`)."""
+        return public_history(self.history, self.doubles_revealed)
 
     # ------------------------------------------------------------------ transitions
     def step(self, action: int, seat: int | None = None) -> None:

@@ -29,7 +29,20 @@ import numpy as np
 from .cards import MAX_COUNTS, NUM_RANKS, NUM_SEATS
 from .moves import MOVE_COUNTS as _MOVE_COUNTS
 from .moves import NUM_MOVES, PASS
+from .actions import DOUBLE_ACTIONS
 from .rules import ROLE_OF, Phase, as_seat
+
+#: a secret doubling choice not yet revealed, as it stands in a public history (:func:`public_history`)
+HIDDEN = -1
+
+
+def public_history(history, doubles_revealed: bool) -> list[tuple[int, int]]:
+    """A hand's ``(seat, action)`` history as every seat may see it: each doubling choice is
+    ``HIDDEN`` until both farmers have chosen (R5), then all are shown. (The planes' ``doubling``
+    channel is the same ruling for the observation: :func:`observe_game`, :func:`observe_batch`.)"""
+    if doubles_revealed:
+        return list(history)
+    return [(s, HIDDEN if a in DOUBLE_ACTIONS else a) for s, a in history]
 
 _PLAY = int(Phase.PLAY)
 

@@ -34,7 +34,6 @@ import os
 from typing import Any, Iterator, Sequence
 
 from .actions import action_to_string
-from .cards import _to_string
 from .files import write_text
 from .game import Game, IllegalActionError
 from .rules import Deal, Rules

@@ -646,7 +646,7 @@ class VectorDouDizhu:
         counts.cumsum(out=starts[1:])
         ids = np.empty(int(starts[-1]), np.int64)
         rows = self._b.repeat(counts)
-        for gidx, prow, pids in parts:
+        for gidx, _prow, pids in parts:
             sub = counts[gidx]
             # entry j of part row i goes to starts[gidx[i]] + (j - first entry of row i in the part)
             ids[np.arange(pids.size) + (starts[gidx] - (sub.cumsum() - sub)).repeat(sub)] = pids

@@ -3,7 +3,7 @@
     pip install -e ".[marl]"        # or: pip install sb3-contrib
     python examples/sb3_maskable_ppo.py [--steps 2048]
 
-The single-seat Gymnasium env (``agents.seat_env``) plays the two other seats with
+The single-seat Gymnasium env (``agents.integrations.seat_env``) plays the two other seats with
 given agents and exposes ``action_masks()``, which MaskablePPO reads by itself.
 Prints the mean score per hand of the learning seat before and after training.
 """
@@ -13,7 +13,7 @@ import argparse
 
 import gymnasium
 
-from agents.seat_env import register_gymnasium
+from agents.integrations.seat_env import register_gymnasium
 
 
 def mean_score(model, env, hands: int, seed: int) -> float:

@@ -5,7 +5,7 @@
 
 TorchRL's own pieces, as in its PPO tutorial:
 
-* env: the single-seat Gymnasium env (``agents.seat_env.DouDizhuSeatEnv``, the two other
+* env: the single-seat Gymnasium env (``agents.integrations.seat_env.DouDizhuSeatEnv``, the two other
   seats played by the random agent, a random learning seat per hand) with the seat's legal
   actions added to the observation (``WithActionMask``), in TorchRL's ``GymWrapper``;
 * policy: ``ProbabilisticActor`` with ``MaskedCategorical`` over the 24648 actions; the
@@ -55,7 +55,7 @@ def with_action_mask(env):
 
 def seat_env(reward_scale: float = 0.25, **kwargs):
     """One learning seat (random per hand) against two random seats, reward = scaled rulebook score."""
-    from agents.seat_env import DouDizhuSeatEnv
+    from agents.integrations.seat_env import DouDizhuSeatEnv
 
     return DouDizhuSeatEnv(opponents=kwargs.pop("opponents", "random"), reward_scale=reward_scale, **kwargs)
 

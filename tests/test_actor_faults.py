@@ -18,7 +18,7 @@ from agents.dmc.model import DMCModel
 from agents.dmc.sources import SharedMemorySource, _read_weights
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
+SMOKE = ROOT / "configs" / "smoke.yaml"
 
 
 def _actors(pid: int) -> list[int]:

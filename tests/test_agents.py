@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from agents import Agent, RandomAgent, RuleAgent, load, register, register_lazy, registered, save_checkpoint
-from agents.hand import move_of, plan
-from agents.rule_agent import win_chance
+from agents.baselines.planner import move_of, plan
+from agents.baselines.rule_agent import win_chance
 from ddz_env.actions import (
     BID_1, BID_2, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE, action_from_string,
 )

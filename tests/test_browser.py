@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from agents import RuleAgent  # noqa: E402
-from agents.match import Match  # noqa: E402
+from agents.play.match import Match  # noqa: E402
 from ddz_env import record  # noqa: E402
 
 from webserver import Server  # noqa: E402

@@ -26,8 +26,9 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 # ---------------------------------------------------------------------------------------------- configs
-def test_configs_ship_inside_the_package_and_are_found_by_name():
-    assert CONFIG_DIR.parent == ROOT / "agents" / "dmc" and set(SHIPPED) <= set(available_configs())
+def test_configs_are_the_top_level_folder_of_a_clone_and_are_found_by_name():
+    """(from an installed wheel: tests/test_packaging.py)"""
+    assert CONFIG_DIR == ROOT / "configs" and set(SHIPPED) <= set(available_configs())
     for name in SHIPPED:
         assert config_path(name) == CONFIG_DIR / f"{name}.yaml"
         assert load_config(name) == load_config(CONFIG_DIR / f"{name}.yaml") == load_config(str(config_path(name)))
@@ -49,7 +50,9 @@ def test_config_by_path_still_works_and_bad_names_list_the_shipped_ones(tmp_path
 def test_pyproject_ships_the_configs_as_package_data():
     tomllib = pytest.importorskip("tomllib")
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "configs/*.yaml" in meta["tool"]["setuptools"]["package-data"]["agents.dmc"]
+    setup = meta["tool"]["setuptools"]
+    assert setup["package-dir"]["agents.configs"] == "configs" and "agents.configs" in setup["packages"]
+    assert "*.yaml" in setup["package-data"]["agents.configs"]
 
 
 # ---------------------------------------------------------------------------------------------- train CLI

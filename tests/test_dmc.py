@@ -20,7 +20,7 @@ from ddz_env.actions import BID_3, DOUBLE
 from ddz_env.game import Phase
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
+SMOKE = ROOT / "configs" / "smoke.yaml"
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
         "log_every_frames": 128, "eval_every": 0}
 
@@ -125,7 +125,7 @@ def play_steered_hands(agent, hands: int = 3) -> set[int]:
     phases = set()
     for h in range(hands):
         env.reset(seed=h)
-        for name in env.agent_iter():
+        for _name in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
@@ -275,7 +275,7 @@ def test_act_needs_no_env_object(tmp_path):
     env = ddz_env.env()
     env.reset(seed=2)
     n = 0
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -288,7 +288,7 @@ def test_act_needs_no_env_object(tmp_path):
 
 
 def test_seat_env_seats_a_dmc_checkpoint_as_opponents(tmp_path):
-    from agents.seat_env import DouDizhuSeatEnv
+    from agents.integrations.seat_env import DouDizhuSeatEnv
 
     path = _untrained_checkpoint(tmp_path / "opp.pt")
     env = DouDizhuSeatEnv(seat=0, opponents=str(path))
@@ -636,7 +636,7 @@ def test_a_killed_evaluation_process_is_replaced(tmp_path, caplog):
     import signal
     import time
 
-    from agents.dmc.evaluator import TrainingEvaluator
+    from agents.dmc.periodic_eval import TrainingEvaluator
     from agents.dmc.trainer import make_model
 
     cfg = tiny(eval_every=512, eval_deals=1, eval_opponents=["random"], eval_replays=0)

@@ -7,7 +7,6 @@ The tests that compare with DouZero itself need the ``douzero`` package (DouZero
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,14 +15,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import RandomAgent, RuleAgent, evaluate, load  # noqa: E402
-from agents.arena import Job, make_deal, play_hands  # noqa: E402
+from agents.evaluation.arena import Job, make_deal, play_hands  # noqa: E402
 from agents.base import Decisions, illegal_choices, public_facts  # noqa: E402
 from agents.douzero.agent import DouZeroAgent, find_files, parse_spec  # noqa: E402
 from agents.douzero.encoding import (  # noqa: E402
     MOVE54, STATE_DIM, candidate_rows, encode_states, from_douzero, from_douzero_string, to_douzero,
 )
 from agents.douzero.model import DouZeroNet  # noqa: E402
-from ddz_env.actions import NUM_ACTIONS  # noqa: E402
 from ddz_env.cards import MAX_COUNTS, parse_cards  # noqa: E402
 from ddz_env.game import Game  # noqa: E402
 from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, move_id  # noqa: E402
@@ -418,7 +416,7 @@ def test_web_seats_douzero_only_where_the_operator_configured_it(tmp_path):
     pytest.importorskip("uvicorn", reason="the web extra (fastapi, uvicorn) is not installed")
     from webserver import Server
 
-    from agents.web.server import agent_options, create_app, parse_args
+    from agents.play.web.server import agent_options, create_app, parse_args
 
     folder = own_folder(tmp_path)
     args = parse_args(["--agent", f"dz=douzero:{folder}?bidder=random"])
@@ -470,6 +468,10 @@ def test_bench_vs_douzero_head_to_head_figures(tmp_path):
     ref = evaluate("random", f"douzero:{folder}", deals=12, seed=4, mode="fixed-landlord")
     assert h["WP"] == pytest.approx(ref["A"]["overall"]["WP"]) and h["ADP"] == pytest.approx(ref["A"]["mean_score"])
     assert h["WP_ci95"][0] < h["WP"] < h["WP_ci95"][1] and h["ADP_ci95"][0] < h["ADP"] < h["ADP_ci95"][1]
+    ours = {"frames": 9000, "train_s": 60.0, "fps": 150.0, "cpu_s": 118.0, "load_before": 1.0, "load_after": 2.0}
     text = table({"minutes": 1, "deals": 12, "seed": 4, "rows": [{"label": "x", "frames": 3200, "match": h}],
-                  "douzero": {"frames": 3200, "fps": 50.0, "actors": 2, "threads": 1, "objective": "wp"}})
+                  "douzero": {"frames": 3200, "fps": 50.0, "actors": 2, "threads": 1, "objective": "wp", "cpu_s": 119.0,
+                              "load_before": 0.5, "load_after": 2.5},
+                  "ours_douzero": ours, "ours_default": {**ours, "frames": 20000}})
     assert f"{h['WP']:.3f} [{h['WP_ci95'][0]:.3f}, {h['WP_ci95'][1]:.3f}]" in text
+    assert "119 CPU-s" in text and "ours_default: 20,000 frames in 60 s (150 frames/s, 118 CPU-s" in text

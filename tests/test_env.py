@@ -284,7 +284,6 @@ def test_random_hands_invariants():
         assert conserved(g)
         assert not any(e.terminations.values()) and not any(e.truncations.values())
         while True:
-            agent = e.agent_selection
             obs, rew, term, trunc, info = e.last()
             assert not term and not trunc and rew == 0
             mask = obs["action_mask"]
@@ -487,7 +486,7 @@ def test_r4_options_override_the_rotation():
 # ---------------------------------------------------------------------------- infos
 def _check_infos(e) -> None:
     g = e.unwrapped.game
-    for i, ag in enumerate(e.agents):
+    for _i, ag in enumerate(e.agents):
         info = e.infos[ag]
         assert set(info) == {"phase", "landlord", "role", "void", "seat"}
         for k, v in info.items():
@@ -629,7 +628,7 @@ def test_wrapped_env_out_of_space_action_asserts():
 
 def test_wrapped_env_requires_reset():
     e = ddz_env.env()
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (whichever error PettingZoo's wrappers raise first)
         e.step(BID_PASS)
 
 
@@ -1368,7 +1367,7 @@ def test_classic_wrapper_is_the_stock_stack_on_random_play_with_illegal_and_odd_
     t = _Twin(**({} if seed % 2 == 0 else {"reward": "win", "reward_scale": 2.0}))
     t.call("reset", lambda e: e.reset(seed=seed))
     illegal_ends = outcomes = 0
-    for hand in range(6):
+    for _hand in range(6):
         steps = 0
         while t.envs[0].agents:
             steps += 1
@@ -1398,7 +1397,7 @@ def test_classic_wrapper_is_the_stock_stack_on_random_play_with_illegal_and_odd_
                 t.call("agent_iter", lambda e: [next(iter(e.agent_iter())), next(iter(e.agent_iter()))])
             else:
                 x = legal[int(rng.integers(len(legal)))]
-                t.call(f"step {x}", lambda e, x=x: e.step(np.int64(x) if u > 0.95 else x))
+                t.call(f"step {x}", lambda e, x=x, u=u: e.step(np.int64(x) if u > 0.95 else x))
         t.call("step after the end", lambda e: e.step(None))
         t.call("step after the end", lambda e: e.step(0))
         t.call("reset", lambda e: e.reset())
@@ -1420,12 +1419,12 @@ def test_classic_wrapper_illegal_move_in_each_phase_matches_the_stock_stack(n):
         if bad is None:
             mask = t.envs[0].observe(t.envs[0].agent_selection)["action_mask"]
             bad = next(x for x in (BID_1, 0, 24639, DOUBLE, REDOUBLE) if not mask[x])
-        t.call(f"action {bad!r}", lambda e: e.step(bad))
+        t.call(f"action {bad!r}", lambda e, bad=bad: e.step(bad))
         while t.envs[0].agents:  # the rest of the hand, every seat reading last() first
             e0 = t.envs[0]
             ag = e0.agent_selection
             nxt = None if e0.terminations[ag] or e0.truncations[ag] else _legal(t)[-1]
-            t.call(f"last + step {nxt}", lambda e: (e.last()[1:], e.step(nxt)))
+            t.call(f"last + step {nxt}", lambda e, nxt=nxt: (e.last()[1:], e.step(nxt)))
         t.call("after the end", lambda e: e.step(None))
         t.call("reset", lambda e: e.reset(options={"deal": R19_DEAL}))
 

@@ -19,9 +19,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import evaluate as cli  # noqa: E402
 from agents import RandomAgent, RuleAgent, evaluate  # noqa: E402
-from agents.arena import COL, FIELDS, AgentError, make_deal, seat_seed  # noqa: E402
+from agents.evaluation.arena import COL, FIELDS, AgentError, make_deal, seat_seed  # noqa: E402
 from agents.base import reset_agent  # noqa: E402
-from agents.evaluation import DUPLICATE_SEATINGS, jobs_for, run_records  # noqa: E402
+from agents.evaluation.protocols import DUPLICATE_SEATINGS, jobs_for, run_records  # noqa: E402
 from ddz_env.env import AGENTS, raw_env  # noqa: E402
 from ddz_env.moves import MOVE_TYPE, MoveType  # noqa: E402
 
@@ -383,7 +383,7 @@ def test_save_replays_writes_every_hand_as_a_record_that_replays(tmp_path, mode)
     """evaluate(..., replay_dir=) / evaluate.py --save-replays: one hand record per hand played, each
     replaying on the scalar Game to the scores the batched env gave (issue 15)."""
     from ddz_env import record
-    from agents.evaluation import DUPLICATE_SEATINGS, run_records
+    from agents.evaluation.protocols import DUPLICATE_SEATINGS, run_records
 
     rows = run_records("rule", "random", 6, seed=3, mode=mode, replay_dir=tmp_path)
     files = sorted(tmp_path.glob("*.json"))
@@ -549,7 +549,7 @@ def test_cli_ctrl_c_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
 
 
 def test_replay_file_names_are_short_and_file_system_safe():
-    from agents.evaluation import file_label, replay_name
+    from agents.evaluation.protocols import file_label, replay_name
 
     assert replay_name(7, ("rule", "pretrained"), (0, 1, 0)) == "deal000007-A-rule-B-pretrained-seats-ABA.json"
     assert file_label("runs/my run/model.pt") == "runs_my_run_model.pt"

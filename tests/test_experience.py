@@ -14,7 +14,7 @@ from agents.dmc.model import DMCModel, OBS_CELLS
 from agents.dmc.trainer import BF16_BUCKET, _rows, learn, make_optimizer
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
+SMOKE = ROOT / "configs" / "smoke.yaml"
 
 
 def _piece(start: int, n: int) -> tuple[np.ndarray, ...]:

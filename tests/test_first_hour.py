@@ -49,7 +49,7 @@ def test_the_progress_bar_stops_at_its_total(tmp_path, capsys):
     from agents.dmc.config import load_config
     from agents.dmc.trainer import train
 
-    cfg = load_config(ROOT / "agents" / "dmc" / "configs" / "smoke.yaml",
+    cfg = load_config(ROOT / "configs" / "smoke.yaml",
                       {"num_envs": 16, "batch_size": 128, "total_frames": 1000, "state_layers": [16],
                        "head_layers": [16, 8], "log_every_frames": 500, "eval_every": 0})
     train(cfg, tmp_path / "run", progress=True)  # 8 updates: 1,024 frames, past the total of 1,000
@@ -60,7 +60,7 @@ def test_the_progress_bar_stops_at_its_total(tmp_path, capsys):
 
 def test_an_evaluation_log_line_leaves_out_a_missing_value(caplog):
     pytest.importorskip("torch")
-    from agents.dmc.evaluator import EVAL_FIELDS, TrainingEvaluator
+    from agents.dmc.periodic_eval import EVAL_FIELDS, TrainingEvaluator
 
     class Fake:
         path = None
@@ -81,7 +81,7 @@ def test_an_evaluation_log_line_leaves_out_a_missing_value(caplog):
 def test_small_evaluations_get_student_t_intervals():
     import numpy as np
 
-    from agents.stats import mean_ci
+    from agents.evaluation.stats import mean_ci
 
     ci = mean_ci(np.array([0.0, 2.0]))  # mean 1, se 1, t(1) = 12.706
     assert ci["ci95"][0] == pytest.approx(1 - 12.7062, abs=1e-3) and ci["ci95"][1] == pytest.approx(1 + 12.7062, abs=1e-3)

@@ -1,5 +1,6 @@
-"""The import graph has no upward arrow: the rules core (ddz_env) never imports the agents, the
-agents' core never imports the trainer, and the DMC agent reads checkpoints without the trainer."""
+"""The import graph has no upward arrow and no circle: the rules core (ddz_env) is a stack and never
+imports the agents; the agents are laid out by role, each role importing only those below it; the
+DMC agent reads checkpoints without the trainer."""
 import ast
 from pathlib import Path
 
@@ -30,26 +31,104 @@ def test_ddz_env_never_imports_agents():
         assert not bad, f"{path.name} imports {bad}: ddz_env is the lowest layer"
 
 
-def test_agents_core_never_imports_the_trainer():
-    for path in sorted((ROOT / "agents").glob("*.py")):
-        bad = sorted(m for m in imports(path) if m.startswith("agents.dmc.trainer") or m.startswith("agents.cli"))
-        assert not bad, f"agents/{path.name} imports {bad}"
+#: the agents' layers, lowest first: a module imports only modules of its own level or below (and the
+#: graph has no circle: test_no_module_imports_itself_through_a_circle). A name matches a module and
+#: everything under it; the longest match wins (agents.dmc.agent is level 3, agents.dmc.trainer 5).
+AGENT_LEVELS = (
+    ("agents._exports", "agents.base"),                                     # the agent interface
+    ("agents.loader",),                                                     # an agent from a spec
+    ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
+    ("agents.dmc", "agents.douzero"),                                       # the learned agents (and DMC's config)
+    ("agents.evaluation", "agents.integrations"),                           # agents play agents
+    ("agents.dmc.experience", "agents.dmc.sources", "agents.dmc.trainer",   # DMC's learner (it evaluates
+     "agents.dmc.periodic_eval", "agents.dmc.runlog"),                      # while it trains)
+    ("agents.play",),                                                       # people at the table
+    ("agents.cli",),                                                        # the programs
+    ("agents",),                                                            # the package's exports
+)
+#: package __init__ files that re-export names on first use only (agents._exports): what a lazy
+#: package lists is not an import of the package's level
+_LEVEL_OF = {name: k for k, names in enumerate(AGENT_LEVELS) for name in names}
 
 
-def test_dmc_agent_and_export_read_checkpoints_without_the_trainer():
-    for name in ("agent.py", "export.py", "model.py", "checkpoint.py"):
-        bad = sorted(m for m in imports(ROOT / "agents" / "dmc" / name) if m.startswith("agents.dmc.trainer"))
-        assert not bad, f"agents/dmc/{name} imports {bad}"
+def agent_level(module: str) -> int:
+    """The level of an ``agents`` module: its longest prefix in AGENT_LEVELS."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in _LEVEL_OF:
+            return _LEVEL_OF[".".join(parts[:n])]
+    raise KeyError(module)
 
 
-def test_the_checker_sees_relative_imports():
-    """(the test above could pass by parsing nothing: check it resolves a known relative import)"""
-    assert "agents.loader.load" in imports(ROOT / "agents" / "seat_env.py")
-    assert "ddz_env.game.Game" in imports(ROOT / "ddz_env" / "record.py")
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules(pkg: str) -> dict[str, Path]:
+    return {module_name(p): p for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _resolve(name: str, known: set[str]) -> str | None:
+    """The module of an imported name (``agents.loader.load`` -> ``agents.loader``), if it is one of ``known``."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def test_every_agents_module_has_a_level_and_imports_nothing_above_it():
+    mods = _modules("agents")
+    for name in mods:
+        agent_level(name)  # (a KeyError names a module without a level)
+    for name, path in mods.items():
+        k = agent_level(name)
+        deps = {_resolve(m, set(mods)) for m in imports(path)} - {None, name}
+        bad = sorted(d for d in deps if agent_level(d) > k)
+        assert not bad, f"{path.relative_to(ROOT)} (level {k}) imports {bad}, of a higher level"
+
+
+def test_no_module_imports_itself_through_a_circle():
+    """A depth-first walk over ddz_env's and agents' import graph finds no cycle (a package's own
+    ``__init__`` is not an edge: Python imports it first anyway)."""
+    mods = {**_modules("ddz_env"), **_modules("agents")}
+    graph = {}
+    for name, path in mods.items():
+        deps = {_resolve(m, set(mods)) for m in imports(path)} - {None, name}
+        graph[name] = {d for d in deps if not name.startswith(d + ".")}
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for d in sorted(graph[node]):
+            if state.get(d) == 1:
+                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(d):] + [node, d]))
+            if d not in state:
+                visit(d, stack + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+
+
+def test_the_layer_check_sees_an_upward_import_and_a_circle():
+    """(the tests above could pass by reading nothing: they must see the imports they rule on)"""
+    assert agent_level("agents.dmc.agent") < agent_level("agents.evaluation.arena") < agent_level("agents.dmc.trainer")
+    assert "agents.dmc.model.make_model" in imports(ROOT / "agents" / "dmc" / "sources.py")
+    assert "agents.loader.config_of" in imports(ROOT / "agents" / "baselines" / "rule_agent.py")
+
+
+def test_agents_below_the_programs_never_import_the_trainer_or_the_programs():
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        name = module_name(path)
+        if name.startswith(("agents.cli", "agents.dmc")) or name == "agents":
+            continue
+        bad = sorted(m for m in imports(path) if m.startswith(("agents.dmc.trainer", "agents.cli")))
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
 #: the rules core's stack, lowest first: a module imports only modules of lower levels (so no circle)
-CORE_LEVELS = (("cards", "files"), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("game", "observation"),
+CORE_LEVELS = (("cards", "files"), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("observation",), ("game",),
                ("record", "vector"), ("env",))
 
 
@@ -62,3 +141,42 @@ def test_the_rules_core_is_a_stack_without_upward_imports():
         deps = {d for d in deps if d in level}
         bad = sorted(d for d in deps if level[d] >= k)
         assert not bad, f"ddz_env/{name}.py (level {k}) imports {bad}, of its own level or above"
+
+
+def test_old_module_paths_still_import_the_moved_modules_and_say_where_they_went():
+    """Every path of agents.MOVED imports the module at its new path (the same object) with a
+    DeprecationWarning naming the new path; the two former modules that are packages now export
+    their names. (In a fresh interpreter: this one has imported the new paths already.)"""
+    import subprocess
+    import sys
+
+    code = """
+import importlib, json, warnings
+import agents
+out = {}
+for old, new in agents.MOVED.items():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        mod = importlib.import_module(old)
+    out[old] = [mod is importlib.import_module(new), mod.__spec__.name, [str(x.message) for x in w
+                if issubclass(x.category, DeprecationWarning)]]
+from agents.evaluation import evaluate, run_records, MODES
+from agents.play import main
+from agents.rule_agent import RuleAgent
+out["names"] = [evaluate.__module__, main.__module__, RuleAgent.__module__]
+print(json.dumps(out))
+"""
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    out = json.loads(p.stdout)
+    names = out.pop("names")
+    assert names == ["agents.evaluation.protocols", "agents.play.terminal", "agents.baselines.rule_agent"]
+    from agents import MOVED
+
+    assert set(out) == set(MOVED) and len(MOVED) >= 13
+    for old, (same, spec_name, warned) in out.items():
+        new = MOVED[old]
+        assert same and spec_name == new, f"{old} is not the module at its new path ({spec_name})"
+        assert warned and new in warned[0] and old in warned[0], (old, warned)

@@ -1,4 +1,4 @@
-"""The league (agents/league.py, ``evaluate.py --league``): every pair plays duplicate on the same
+"""The league (agents/evaluation/league.py, ``evaluate.py --league``): every pair plays duplicate on the same
 deals, an antisymmetric score matrix equal to evaluate's, least-squares ratings with a paired
 bootstrap, RUN@N expansion, the JSON and PNG, and one clear error (exit 2) for bad input."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from agents import RuleAgent, evaluate
 from agents.cli import evaluate as cli
-from agents.league import (bootstrap_ratings, expand_specs, fit_ratings, league_from_per_deal, matrix_of,
+from agents.evaluation.league import (bootstrap_ratings, expand_specs, fit_ratings, league_from_per_deal, matrix_of,
                            pairs_of, play_league)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +124,7 @@ def _dmc_run(folder: Path, frames: list[int]) -> Path:
     from agents.dmc.config import load_config
     from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
 
-    cfg = load_config(ROOT / "agents" / "dmc" / "configs" / "smoke.yaml",
+    cfg = load_config(ROOT / "configs" / "smoke.yaml",
                       {"num_envs": 16, "batch_size": 128, "state_layers": [32], "head_layers": [32, 16]})
     folder.mkdir()
     for k, f in enumerate(frames):

@@ -83,7 +83,7 @@ _BY_TYPE: dict[int, list[tuple[int, ...]]] = {}
 
 def brute_moves_of_type(t: int) -> list[tuple[int, ...]]:
     if not _BY_TYPE:
-        for s, (c, info) in sorted(bf.all_moves_brute().items()):
+        for _s, (c, info) in sorted(bf.all_moves_brute().items()):
             _BY_TYPE.setdefault(info[0], []).append(c)
     return _BY_TYPE[t]
 
@@ -218,7 +218,7 @@ def test_legal_ids_and_legal_moves_match_bruteforce(situation, rnd):
 @given(st.lists(situations(), min_size=1, max_size=6), st.sampled_from([np.int8, np.int64]))
 def test_legal_mask_batch_matches_bruteforce(batch, dtype):
     hands = np.stack([h for h, _ in batch]).astype(dtype)
-    lasts = np.array([last_id(l) for _, l in batch], dtype=np.int64)
+    lasts = np.array([last_id(last) for _, last in batch], dtype=np.int64)
     masks = legal_mask_batch(hands, lasts)
     assert masks.shape == (len(batch), NUM_MOVES) and masks.dtype == np.bool_
     for b, (hand, last) in enumerate(batch):
@@ -231,7 +231,7 @@ def test_legal_mask_batch_matches_bruteforce(batch, dtype):
 @given(st.lists(situations(), min_size=1, max_size=6))
 def test_legal_ids_batch_matches_bruteforce(batch):
     hands = np.stack([h for h, _ in batch])
-    lasts = np.array([last_id(l) for _, l in batch])
+    lasts = np.array([last_id(last) for _, last in batch])
     rows, ids = legal_ids_batch(hands, lasts)
     assert rows.shape == ids.shape
     order = np.lexsort((ids, rows))

@@ -3,6 +3,7 @@ and console scripts in the wheel, a changelog, ``ddz_env.__version__``, and no w
 on import or on building the package."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -70,7 +71,7 @@ def test_the_wheel_builds_without_warnings_and_holds_what_it_should(tmp_path):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for pkg in ("ddz_env", "agents"):
+    for pkg in ("ddz_env", "agents", "configs"):
         shutil.copytree(ROOT / pkg, src / pkg, ignore=ignore)
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
                         str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=300)
@@ -82,11 +83,34 @@ def test_the_wheel_builds_without_warnings_and_holds_what_it_should(tmp_path):
         names = set(z.namelist())
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         scripts = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
-    for need in ("ddz_env/py.typed", "agents/py.typed", "agents/dmc/configs/default.yaml",
-                 "agents/dmc/configs/smoke.yaml", "agents/cli/train.py"):
+    for need in ("ddz_env/py.typed", "agents/py.typed", "agents/configs/default.yaml",
+                 "agents/configs/smoke.yaml", "agents/cli/train.py", "agents/play/web/static/app.js"):
         assert need in names, need
+    sources = {str(p.relative_to(ROOT)) for pkg in ("ddz_env", "agents") for p in (ROOT / pkg).rglob("*.py")}
+    assert sources <= names, f"modules missing from the wheel (pyproject's packages list): {sorted(sources - names)}"
+    # installed from the wheel (no clone around), the shipped configs are found by name
+    site = tmp_path / "site"
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(site),
+                        str(wheel)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    code = ("import agents.dmc.config as c; print(c.CONFIG_DIR); print(','.join(c.available_configs())); "
+            "print(c.load_config('smoke').name)")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(site)})
+    assert p.returncode == 0, p.stderr
+    where, names_found, smoke = p.stdout.split("\n")[:3]
+    assert Path(where) == site / "agents" / "configs", where
+    assert set(names_found.split(",")) == {q.stem for q in (ROOT / "configs").glob("*.yaml")}
+    assert smoke == load_config_name("smoke")
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in meta
     requires = [ln for ln in meta.splitlines() if ln.startswith("Requires-Dist:") and "extra ==" not in ln]
     assert len(requires) == 4 and not any("torch" in r for r in requires), requires  # numpy, scipy, gymnasium, pettingzoo
     assert "ddz-train = agents.cli.train:main" in scripts and "ddz-evaluate = agents.cli.evaluate:main" in scripts
+
+
+def load_config_name(name: str) -> str:
+    """The run name a shipped config sets (read from the clone's configs/)."""
+    from agents.dmc.config import load_config
+
+    return load_config(name).name

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleAgent
-from agents.match import Match, parse_action
-from agents.play import main
+from agents.play.match import Match, parse_action
+from agents.play.terminal import main
 from ddz_env import record
 from ddz_env.actions import BID_3, BID_PASS, DOUBLE, NO_DOUBLE
 from ddz_env.game import Game, IllegalActionError, Phase
@@ -251,7 +251,7 @@ def _random_hands(n, seed=0):
 
 
 def test_live_stake_follows_bombs_rockets_doubles_and_ends_on_the_score():
-    from agents.match import outcome, stake
+    from agents.play.match import outcome, stake
 
     seen_bomb = seen_double = seen_redouble = seen_spring = 0
     for g, states in _random_hands(120):
@@ -293,9 +293,9 @@ def test_live_stake_follows_bombs_rockets_doubles_and_ends_on_the_score():
 
 
 def test_live_stake_keeps_the_other_farmers_double_secret_until_revealed():
-    from agents.match import seat_view
+    from agents.play.match import seat_view
 
-    for g, states in _random_hands(200):
+    for _g, states in _random_hands(200):
         for st_g in states:
             if st_g.phase != Phase.DOUBLE or not (st_g.double_choice == 1).any():
                 continue
@@ -312,8 +312,8 @@ def test_live_stake_keeps_the_other_farmers_double_secret_until_revealed():
 
 
 def test_terminal_shows_the_stake_the_result_line_and_people_notation():
-    from agents.play import render
-    from agents.match import seat_view
+    from agents.play.terminal import render
+    from agents.play.match import seat_view
 
     for g, states in _random_hands(120):
         if g.void or not (g.bombs or g.rockets) or not g.doubled().any():

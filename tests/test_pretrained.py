@@ -8,8 +8,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="the DMC agent needs torch (the train extra)")
 
 import agents  # noqa: E402
-from agents.arena import COL  # noqa: E402
-from agents.evaluation import run_records  # noqa: E402
+from agents.evaluation.arena import COL  # noqa: E402
+from agents.evaluation.protocols import run_records  # noqa: E402
 from agents.loader import PRETRAINED  # noqa: E402
 from ddz_env import raw_env  # noqa: E402
 
@@ -32,7 +32,7 @@ def test_pretrained_plays_legal_full_hands_in_every_phase():
     the agent bidding, doubling as a farmer and asked to redouble as landlord."""
     rows = run_records("pretrained", "random", 12, seed=5)  # seatings AAB.. : agent A is "pretrained"
     asked = {"bid": 0, "double": 0, "redouble": 0}
-    from agents.evaluation import DUPLICATE_SEATINGS
+    from agents.evaluation.protocols import DUPLICATE_SEATINGS
 
     for r in rows:
         seating = DUPLICATE_SEATINGS[r[COL["seating"]]]
@@ -50,7 +50,7 @@ def test_pretrained_acts_in_the_aec_env():
     for seed in range(3):
         env.reset(seed=seed)
         steps = 0
-        for name in env.agent_iter():
+        for _name in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             a = None if term or trunc else agent.act(obs)
             if a is not None:

@@ -1,5 +1,6 @@
 """ddz_env.rules: the once-per-hand rulings as pure functions, scalars and arrays alike (one place
 for each ruling; Game and VectorDouDizhu both call them)."""
+import dataclasses
 import itertools
 
 import numpy as np
@@ -109,7 +110,7 @@ def test_rules_presets_fields_and_specs_read_back():
     r = Rules.of({"doubling": False})
     assert (r.bidding, r.doubling) == (True, False) and Rules.of(r.name) == r and Rules.of(str(r)) == r
     assert Rules.of(r) is r and hash(r) == hash(Rules(doubling=False))
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         r.bidding = False  # frozen
     assert r.to_dict() == {"bidding": True, "doubling": False}
 
@@ -134,7 +135,7 @@ def test_rules_refuses_bad_values_by_name(bad, err, match):
 def test_every_layer_takes_the_same_rules_value(spec, first_phase):
     """Game, raw_env, VectorDouDizhu and the seat env read one ``rules`` argument, and agree."""
     import ddz_env
-    from agents.seat_env import DouDizhuSeatEnv
+    from agents.integrations.seat_env import DouDizhuSeatEnv
     from ddz_env.rules import Rules
 
     g = ddz_env.Game.deal(5, rules=spec)

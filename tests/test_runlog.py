@@ -17,7 +17,7 @@ from agents.dmc.runlog import CHOICE_FIELDS, CSV_FIELDS
 from agents.dmc.trainer import train
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "agents" / "dmc" / "configs" / "smoke.yaml"
+SMOKE = ROOT / "configs" / "smoke.yaml"
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 2048, "state_layers": [32], "head_layers": [32, 16],
         "log_every_frames": 512, "eval_every": 0}
 

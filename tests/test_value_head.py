@@ -13,7 +13,7 @@ from agents.dmc.config import config_from_dict, load_config
 from agents.dmc.model import DMCModel, combine
 from agents.dmc.trainer import decomposed_loss, train
 
-SMOKE = Path(__file__).resolve().parent.parent / "agents" / "dmc" / "configs" / "smoke.yaml"
+SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
 
 
 def test_q_is_the_outcome_weighted_value():
@@ -51,7 +51,7 @@ def test_a_decomposed_run_trains_and_its_checkpoint_plays(tmp_path):
     ckpt = train(cfg, tmp_path / "run", progress=False)
     agent = load(str(ckpt))
     assert agent.model.decomposed and agent.model.nets[0].head[-1].out_features == 5
-    from agents.evaluation import evaluate
+    from agents.evaluation.protocols import evaluate
 
     res = evaluate(agent, "random", deals=4, seed=0)
     assert res is not None

@@ -276,7 +276,7 @@ def test_equivalence_with_aec_env_given_deals_no_bidding():
     for b, e in enumerate(envs):
         e.reset(options={"deal": vec.deal_of(b)})
     rng = np.random.default_rng(4)
-    for t in range(300):
+    for _t in range(300):
         masks = vec.action_masks()
         for b, e in enumerate(envs):
             o = e.observe(e.agent_selection)

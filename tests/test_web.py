@@ -1,4 +1,4 @@
-"""The web page's JSON API (agents.web): secrecy during play, clear errors that leave games intact,
+"""The web page's JSON API (agents.play.web): secrecy during play, clear errors that leave games intact,
 watching and replaying. Runs a real server on 127.0.0.1."""
 import numpy as np
 import pytest
@@ -7,8 +7,8 @@ pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not i
 pytest.importorskip("uvicorn", reason="the web extra (fastapi, uvicorn) is not installed")
 
 from agents import RuleAgent  # noqa: E402
-from agents.match import Match  # noqa: E402
-from agents.web.server import parse_args  # noqa: E402
+from agents.play.match import Match  # noqa: E402
+from agents.play.web.server import parse_args  # noqa: E402
 from ddz_env import record  # noqa: E402
 
 from webserver import Server  # noqa: E402
@@ -209,7 +209,7 @@ def test_every_bad_request_is_a_json_4xx_that_shows_no_server_path(hostile):
 
 
 def test_replays_that_is_no_folder_is_refused_at_start(tmp_path, capsys):
-    from agents.web.server import main
+    from agents.play.web.server import main
 
     (tmp_path / "f.json").write_text("{}")
     for bad in (tmp_path / "f.json", tmp_path / "missing"):

@@ -1,4 +1,4 @@
-"""A real uvicorn server of agents.web in a thread, for the API and browser tests."""
+"""A real uvicorn server of agents.play.web in a thread, for the API and browser tests."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ class Server:
     def __init__(self, replay_dir=None, agents=None):
         import uvicorn
 
-        from agents.web.server import create_app
+        from agents.play.web.server import create_app
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

@@ -36,8 +36,8 @@ import time
 from ddz_env.files import folder_problem, write_failure, write_text
 from ddz_env.rules import Rules
 
-from agents.arena import AgentError
-from agents.evaluation import MODES, ReplayWriteError, evaluate
+from agents.evaluation.arena import AgentError
+from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
 
 
 def _pct(x) -> str:
@@ -111,10 +111,10 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p.add_argument("--out", help="write every figure to this JSON file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--save-replays", metavar="DIR",
-                   help="save every hand as a hand record (JSON) in DIR; open them with python -m agents.web --replays DIR")
+                   help="save every hand as a hand record (JSON) in DIR; open them with python -m agents.play.web --replays DIR")
     p.add_argument("--league", nargs="+", metavar="AGENT",
                    help="instead of --a/--b: every pair of these agents plays duplicate on the same deals; ratings "
-                        "and a score matrix (RUN@N: a run's kept checkpoints every N frames; agents/league.py)")
+                        "and a score matrix (RUN@N: a run's kept checkpoints every N frames; agents/evaluation/league.py)")
     a = p.parse_args(argv)
     if a.league is not None:  # the league (agents/cli/league.py)
         from agents.cli.league import run_league

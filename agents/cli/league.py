@@ -1,5 +1,5 @@
 """``evaluate.py --league A B C ...``: the league's command line (parsed by ``agents.cli.evaluate``;
-the league itself is :mod:`agents.league`). Prints the ratings table (strongest first) and the
+the league itself is :mod:`agents.evaluation.league`). Prints the ratings table (strongest first) and the
 score matrix; ``--out FILE`` writes the JSON and a PNG heatmap next to it (``FILE`` with ``.png``).
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import time
 
 from ddz_env.rules import Rules
 
-from agents.arena import AgentError
-from agents.league import LeagueResult, play_league, save_heatmap
+from agents.evaluation.arena import AgentError
+from agents.evaluation.league import LeagueResult, play_league, save_heatmap
 
 
 def heatmap_path(out: str) -> str:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 
 from agents.dmc.config import available_configs, config_help, load_config, resume_config
+from agents.runs.folder import CheckpointWriteError, new_run_dir, resume_hint
 
 
 def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
@@ -50,7 +50,6 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
               file=sys.stderr)
         return 2
     try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
-        from agents.dmc.checkpoint import CheckpointWriteError
         from agents.dmc.trainer import load_checkpoint, train
     except ImportError as e:
         print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
@@ -66,7 +65,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         else:
             ck = None
             cfg = load_config(args.config, args.overrides)
-            run_dir = Path(args.run_dir) if args.run_dir else Path("runs") / f"{cfg.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+            run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(cfg.name)
     except (ValueError, FileNotFoundError) as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
@@ -88,19 +87,12 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
     except OSError as e:  # log.csv, eval.csv, config.yaml or the learning curve (each written whole or appended)
         where = f" ({e.filename})" if e.filename else ""
         print(f"{name}: error: writing the run folder {run_dir} failed{where}: {write_failure(e)}; "
-              f"{_resume_hint(run_dir)}", file=sys.stderr)
+              f"{resume_hint(run_dir)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{name}: interrupted; {_resume_hint(run_dir)}", file=sys.stderr)
+        print(f"\n{name}: interrupted; {resume_hint(run_dir)}", file=sys.stderr)
         return 130
     return 0
-
-
-def _resume_hint(run_dir: Path) -> str:
-    """What is left to continue from, in the words of an error line."""
-    if (run_dir / "checkpoint.pt").is_file():
-        return f"the last checkpoint {run_dir / 'checkpoint.pt'} is intact: continue with --resume {run_dir}"
-    return "no checkpoint was written yet: start the run again"
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """DouZero-style Deep Monte-Carlo agent and trainer (``ddz-train``: ``agents.cli.train``;
-the shipped configs: ``agents/dmc/configs/``).
+the shipped configs: ``configs/``).
 
 Needs the ``train`` extra (torch, pyyaml). The names below are imported on first use, so that
 ``agents.dmc.config`` (the config keys, ``ddz-train --help``) loads without torch.

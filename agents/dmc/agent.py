@@ -13,6 +13,7 @@ import torch
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions
+from ..loader import pretrained_path
 from .model import BIDDING_NET, OBS_CELLS, DMCModel
 from .checkpoint import check_checkpoint, load_checkpoint
 
@@ -73,4 +74,13 @@ class DMCAgent(BatchAgent):
         return f"DMCAgent({self.name})"
 
 
-__all__ = ["DMCAgent"]
+
+
+def pretrained(checkpoint: dict) -> DMCAgent:
+    """The factory of ``agents.load("pretrained")``: the DMC checkpoint shipped with the package."""
+    agent = DMCAgent.from_checkpoint(pretrained_path())
+    agent.name = "pretrained"
+    return agent
+
+
+__all__ = ["DMCAgent", "pretrained"]

@@ -13,8 +13,7 @@ from typing import Any
 
 import torch
 
-from ddz_env.files import write_binary, write_failure
-
+from ..runs.folder import CHECKPOINT, CheckpointWriteError, write_checkpoint
 from .config import NET_NAMES, TrainConfig
 from .model import DMCModel
 
@@ -40,40 +39,17 @@ def checkpoint_dict(cfg: TrainConfig, model: DMCModel, optimizer, frames: int, u
     }
 
 
-class CheckpointWriteError(OSError):
-    """A checkpoint could not be written (a full disk, a read-only folder). Nothing was replaced:
-    the file at its path, if any, is the previous checkpoint, intact; the message says how to resume."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
 def save_checkpoint(ck: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write ``ck`` to ``path`` whole or not at all (a temporary file beside it, then ``os.replace``).
-
-    On failure the temporary file is removed and :class:`CheckpointWriteError` says why (the
-    disk's own words: ``write_binary`` keeps the ``OSError`` that ``torch.save`` reports as
-    ``[enforce fail at inline_container.cc] unexpected pos``), that the previous checkpoint is
-    intact and how to continue."""
-    path = Path(path)
-    existed = path.is_file()
-    try:
-        write_binary(path, lambda f: torch.save(ck, f))
-    except (OSError, RuntimeError) as e:
-        kept = (f"{path} still holds the previous checkpoint, intact" if existed
-                else f"no file was left at {path}")
-        if (path.parent / "checkpoint.pt").is_file():
-            how = f"free space (or make the folder writable), then continue with --resume {path.parent}"
-        else:
-            how = "no checkpoint of this run was written yet: free space (or make the folder writable) and start again"
-        raise CheckpointWriteError(f"could not write checkpoint {path} ({write_failure(e)}): {kept}; {how}") from None
+    """Write ``ck`` to ``path`` whole or not at all; :class:`~agents.runs.folder.CheckpointWriteError`
+    (the previous checkpoint intact, how to continue) if it cannot be written."""
+    write_checkpoint(ck, path)
 
 
 def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[str, Any]:
     """A DMC checkpoint (a file, or a run folder's ``checkpoint.pt``); FileNotFoundError / ValueError."""
     p = Path(path)
     if p.is_dir():
-        p = p / "checkpoint.pt"
+        p = p / CHECKPOINT
     if not p.is_file():
         raise FileNotFoundError(f"no checkpoint at {p}")
     try:

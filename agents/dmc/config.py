@@ -1,40 +1,24 @@
-"""Typed training configuration: a dataclass, loaded from YAML, overridden with ``--set key=value``.
+"""The DMC trainer's settings: :class:`TrainConfig`, one dataclass field per key.
 
-Every key is a field of :class:`TrainConfig`; an unknown key, a value of the wrong type or
+Loading (YAML, ``--set key=value``, ``--help``, the shipped configs by name, resume checks) is
+:class:`agents.runs.config.ConfigSchema`'s, for any trainer; this module adds the keys, their
+checks (``validate``), the keys a resumed run cannot change and the keys of older files
+(``bidding`` / ``doubling``, now part of ``rules``). An unknown key, a value of the wrong type or
 an out-of-range value raises ``ValueError`` naming the key.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import typing
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..runs.config import ConfigSchema, did_you_mean, shipped_config_dir
+from ..runs.config import key as _key
+
 NET_NAMES = ("landlord", "farmer_down", "farmer_up", "bidding")
 POSITIONS = ("landlord", "farmer_down", "farmer_up")
-
-
-def _yaml():
-    """PyYAML (the ``train`` extra), imported where a config is read or written: the keys and
-    their help (``ddz-train --help``) need no third-party package."""
-    try:
-        import yaml
-    except ImportError as e:
-        raise ImportError(f"reading and writing configs needs PyYAML, part of the 'train' extra "
-                          f"(pip install 'ddz-env[train]'): {e}") from None
-    return yaml
-
-
-def _key(default: Any, help: str, section: str | None = None) -> Any:
-    """A config field: its default and its one-line meaning (``--help`` and README read it here)."""
-    meta = {"help": help}
-    if section:
-        meta["section"] = section
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 @dataclass
@@ -93,7 +77,7 @@ class TrainConfig:
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["rule", "random"], "evaluation opponents (agents.load specs)")
     eval_replays: int = _key(0, "hands of this many evaluation deals kept as hand records (run/replays/; "
-                                "open with python -m agents.web --replays DIR)")
+                                "open with python -m agents.play.web --replays DIR)")
     log_every_frames: int = _key(100_000, "frames between log.csv rows and log lines (at the same frames in "
                                  "every run of a config); 0: every log_every seconds", "bookkeeping")
     log_every: float = _key(10.0, "seconds between log.csv rows and log lines when log_every_frames is 0")
@@ -213,81 +197,11 @@ class TrainConfig:
         return kw
 
 
-_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-_HINTS = typing.get_type_hints(TrainConfig)
-_FLOAT_KEYS = tuple(k for k, t in _HINTS.items() if t is float)
+_FLOAT_KEYS = tuple(k for k, t in typing.get_type_hints(TrainConfig).items() if t is float)
 #: keys a resumed run cannot change: the saved weights, optimizer state or tables would not fit them
 RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer")
-
-
-def did_you_mean(word: str, choices, what: str = "") -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a mistyped ``word``, else ``""``."""
-    import difflib
-
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _unknown_key(key: str) -> ValueError:
-    return ValueError(f"unknown config key {key!r}{did_you_mean(key, _FIELDS)}; known keys: {', '.join(_FIELDS)}")
-
-
-def _coerce(key: str, value: Any, from_text: bool) -> Any:
-    """``value`` as the type of field ``key`` (strings from ``--set`` are parsed as YAML scalars)."""
-    tp = _HINTS[key]
-    if from_text and isinstance(value, str) and tp is not str:
-        yaml = _yaml()
-        try:
-            value = yaml.safe_load(value)
-        except yaml.YAMLError:
-            raise ValueError(f"config key {key!r}: cannot parse {value!r}") from None
-    if tp in (int, float) and isinstance(value, str):  # YAML 1.1 reads "1e-3" and "1e6" as strings
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    origin = typing.get_origin(tp)
-    if origin is list and typing.get_args(tp) == (str,):
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
-            raise ValueError(f"config key {key!r}: expected a list of names, got {value!r}")
-        return list(value)
-    if origin is list:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
-            raise ValueError(f"config key {key!r}: expected a list of integers, got {value!r}")
-        return list(value)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"config key {key!r}: expected true/false, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # 1e6 in YAML
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"config key {key!r}: expected an integer, got {value!r}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"config key {key!r}: expected a number, got {value!r}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise ValueError(f"config key {key!r}: expected a string, got {value!r}")
-        return value
-    raise TypeError(f"unsupported field type {tp} for {key}")  # pragma: no cover
-
-
 #: keys before ``rules`` (read from older config files and checkpoints into ``rules``)
 LEGACY_RULE_KEYS = ("bidding", "doubling")
-
-
-def _coerce_bool(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"config key {key!r}: expected true/false, got {value!r}")
-    return value
 
 
 def _with_fields(rules: str, fields: dict[str, bool]) -> str:
@@ -299,146 +213,67 @@ def _with_fields(rules: str, fields: dict[str, bool]) -> str:
         raise ValueError(f"config key 'rules': {e}") from None
 
 
-def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[str, Any] | None = None,
-                     base: TrainConfig | None = None) -> TrainConfig:
-    """A validated config: ``base`` (or the defaults), then ``data``'s keys, then ``overrides``.
+class _TrainSchema(ConfigSchema):
+    def translate(self, data: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+        """Configs and checkpoints written before the ``rules`` key: ``bidding`` / ``doubling`` folded into it."""
+        legacy = {k: data.pop(k) for k in LEGACY_RULE_KEYS if k in data}
+        for k, value in legacy.items():
+            if not isinstance(value, bool):
+                raise ValueError(f"config key {k!r}: expected true/false, got {value!r}")
+        if legacy:
+            data["rules"] = _with_fields(self.coerce("rules", data.get("rules", defaults["rules"]), False), legacy)
+        return data
 
-    ``overrides``: ``["key=value", ...]`` (values parsed as YAML scalars) or a dict.
-    """
-    values = (base or TrainConfig()).to_dict()
-    legacy: dict[str, bool] = {}
-    for key, value in (data or {}).items():
-        if key in LEGACY_RULE_KEYS:  # configs and checkpoints written before the `rules` key
-            legacy[key] = _coerce_bool(key, value)
-            continue
-        if key not in _FIELDS:
-            raise _unknown_key(key)
-        values[key] = _coerce(key, value, from_text=False)
-    if legacy:
-        values["rules"] = _with_fields(values["rules"], legacy)
-    if isinstance(overrides, dict):
-        items = [(k, v, False) for k, v in overrides.items()]
-    else:
-        items = []
-        for text in overrides or []:
-            if "=" not in text:
-                raise ValueError(f"--set expects key=value, got {text!r}")
-            k, v = text.split("=", 1)
-            items.append((k.strip(), v.strip(), True))
-    for key, value, from_text in items:
+    def check_set(self, key: str, value: Any) -> None:
         if key in LEGACY_RULE_KEYS:
             raise ValueError(f"config key {key!r} is now part of 'rules': --set rules={key}={str(value).lower()} "
                              f"(or rules=douzero)")
-        if key not in _FIELDS:
-            raise _unknown_key(key)
-        values[key] = _coerce(key, value, from_text)
-    return TrainConfig(**values).validate()
 
 
-#: the configs shipped with the package (``--config default`` reads ``CONFIG_DIR / "default.yaml"``)
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+SCHEMA = _TrainSchema(TrainConfig, resume_fixed=RESUME_FIXED)
+#: the shipped configs (``--config default`` reads ``CONFIG_DIR / "default.yaml"``): the top-level
+#: ``configs/`` of a clone, the ``agents.configs`` package data of a wheel
+CONFIG_DIR = shipped_config_dir()
 
 
 def available_configs() -> list[str]:
     """The names of the shipped configs, sorted (``--config NAME``)."""
-    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
-
-
-def _is_name(spec: str) -> bool:
-    """A bare word (no folder, no extension): a shipped config's name rather than a file."""
-    return not any(c in spec for c in "/\\") and not spec.lower().endswith((".yaml", ".yml"))
+    return SCHEMA.available()
 
 
 def config_path(spec: str | Path) -> Path:
-    """The YAML file of ``spec``: a shipped config's name (``"default"``) or a file path.
-
-    ``ValueError`` for an unknown name or a directory, ``FileNotFoundError`` for a missing
-    file; both list the shipped names."""
-    names = available_configs()
-    shipped = f"the shipped configs are {', '.join(names)}"
-    text = str(spec)
-    if isinstance(spec, str) and _is_name(text):
-        if text in names:
-            return CONFIG_DIR / f"{text}.yaml"
-        if not Path(text).exists():
-            raise ValueError(f"unknown config {text!r}{did_you_mean(text, names)}: {shipped} (or give the path of "
-                             f"a YAML file)")
-    p = Path(spec)
-    if p.is_dir():
-        raise ValueError(f"config {text!r} is a directory, not a YAML file")
-    if not p.is_file():
-        raise FileNotFoundError(f"config file {text!r} not found ({shipped}: --config NAME)")
-    return p
-
-
-def _show(value: Any) -> str:
-    """A default as it is written in YAML / ``--set``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return str(value)
+    """The YAML file of ``spec``: a shipped config's name (``"default"``) or a file path (errors list the names)."""
+    return SCHEMA.path(spec)
 
 
 def config_help() -> str:
     """Every config key with its default and its meaning, grouped (``train.py --help``)."""
-    fields = dataclasses.fields(TrainConfig)
-    wk = max(len(f.name) for f in fields)
-    defaults = TrainConfig().to_dict()
-    wd = max(len(_show(defaults[f.name])) for f in fields)
-    lines = ["config keys (set in the YAML file or with --set KEY=VALUE; the defaults below apply to keys a "
-             "config leaves out):"]
-    for f in fields:
-        if "section" in f.metadata:
-            lines.append(f"  {f.metadata['section']}:")
-        lines.append(f"    {f.name:<{wk}}  {_show(defaults[f.name]):<{wd}}  {f.metadata['help']}")
-    return "\n".join(lines)
+    return SCHEMA.help()
+
+
+def config_from_dict(data: dict[str, Any] | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
+    """A validated config: the defaults, then ``data``'s keys, then ``overrides`` (``["key=value", ...]`` or a dict)."""
+    return SCHEMA.from_dict(data, overrides)
 
 
 def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None) -> TrainConfig:
-    """The config of a shipped name (``"default"``) or a YAML file (None: the defaults), with
-    ``overrides`` applied.
-
-    ``FileNotFoundError`` for a missing file, ``ValueError`` for an unknown name, a directory,
-    a YAML syntax error, or a bad key or value (naming it)."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        p = config_path(path)
-        yaml = _yaml()
-        try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except yaml.YAMLError as e:
-            raise ValueError(f"config {str(p)!r} is not valid YAML: {str(e).splitlines()[0]} "
-                             f"({getattr(e, 'problem_mark', '')})".replace(" ()", "")) from None
-        except UnicodeDecodeError:
-            raise ValueError(f"config {str(p)!r} is not a text file") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a config file is a mapping of keys to values")
-    return config_from_dict(data, overrides)
+    """The config of a shipped name (``"default"``) or a YAML file (None: the defaults), with ``overrides``."""
+    return SCHEMA.load(path, overrides)
 
 
 def resume_config(saved: dict[str, Any], overrides: list[str] | dict[str, Any] | None,
                   has_tables: bool = False) -> TrainConfig:
     """The config of a resumed run: the saved one with ``overrides``, refusing by name the keys
-    (``RESUME_FIXED``) the saved weights and optimizer state cannot take, and ``num_envs`` when
-    the checkpoint holds the tables of an inline run (``has_tables``)."""
-    base = config_from_dict(saved)
-    cfg = config_from_dict(saved, overrides)
-    fixed = RESUME_FIXED + (("num_envs", "num_actors") if has_tables else ())
-    changed = [k for k in fixed if getattr(cfg, k) != getattr(base, k)]
-    if changed:
-        k = changed[0]
-        raise ValueError(f"config key {k!r} cannot change on --resume (the run has {getattr(base, k)!r}, "
-                         f"asked {getattr(cfg, k)!r}): start a new run instead")
-    return cfg
+    (``RESUME_FIXED``) the saved weights and optimizer state cannot take, and ``num_envs`` /
+    ``num_actors`` when the checkpoint holds the tables of an inline run (``has_tables``)."""
+    return SCHEMA.resume(saved, overrides, ("num_envs", "num_actors") if has_tables else ())
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    """Write ``config.yaml`` whole or not at all (a resumed run rewrites it: a full disk must not truncate it)."""
-    from ddz_env.files import write_text
-
-    write_text(path, _yaml().safe_dump(cfg.to_dict(), sort_keys=False))
+    """Write ``config.yaml`` whole or not at all."""
+    SCHEMA.save(cfg, path)
 
 
-__all__ = ["did_you_mean", "TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "available_configs", "config_path",
-           "config_help", "config_from_dict", "load_config", "resume_config", "save_config"]
+__all__ = ["did_you_mean", "TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "SCHEMA",
+           "available_configs", "config_path", "config_help", "config_from_dict", "load_config", "resume_config",
+           "save_config"]

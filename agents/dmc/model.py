@@ -40,6 +40,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.game import Phase
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
 from ddz_env.observation import CH_HISTORY, HISTORY, LAYOUT_BY_NAME, MOVE_PLANES, OBS_SHAPE
+from ddz_env.rules import Role, role_of
 
 from .config import NET_NAMES
 
@@ -77,10 +78,16 @@ MAX_HAND = 20
 HAND_AFTER_DIM = PLANE + MAX_HAND + 1  # thermometer plane of the hand after the move + one-hot of its size
 
 
+# the play networks are indexed by the seat's Role (net_ids): their names follow Role's order
+if tuple(NET_NAMES[r] for r in Role) != ("landlord", "farmer_down", "farmer_up"):  # pragma: no cover
+    raise ImportError(f"NET_NAMES {NET_NAMES} do not follow ddz_env.rules.Role {list(Role)}")
+
+
 def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.ndarray:
-    """Net of each decision: 3 before the play phase, else the role (seat - landlord) % 3."""
+    """Net of each decision: 3 (bidding) before the play phase, else the seat's role (``rules.role_of``:
+    0 landlord, 1 the farmer after it, 2 the farmer before it; NET_NAMES is in that order)."""
     phase = np.asarray(phase)
-    role = (np.asarray(seat) - np.asarray(landlord)) % 3
+    role = role_of(np.asarray(seat), np.where(phase == int(Phase.PLAY), landlord, -1))
     return np.where(phase == int(Phase.PLAY), role, BIDDING_NET).astype(np.int64)
 
 
@@ -190,7 +197,6 @@ class DMCModel(nn.Module):
         ``ValueError`` if a network gives a non-finite Q-value (diverged weights).
         """
         device = self.action_table.device
-        B = nets.shape[0]
         counts = np.diff(starts)
         actions = ids[starts[:-1]].copy()  # the first legal id: the choice when it is the only one
         for n in range(NUM_NETS):
@@ -221,4 +227,9 @@ class DMCModel(nn.Module):
         return actions
 
 
-__all__ = ["DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
+def make_model(cfg) -> DMCModel:
+    """The model of a :class:`~agents.dmc.config.TrainConfig` (its ``model_kwargs``): the learner's and each actor's."""
+    return DMCModel(**cfg.model_kwargs())
+
+
+__all__ = ["make_model", "DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]

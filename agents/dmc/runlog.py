@@ -1,15 +1,13 @@
-"""The run folder's bookkeeping, apart from the algorithm: the CSV log (:class:`RunLog`), log lines
-written through the progress bar (:func:`log_through_bar`) and the learning-curve PNG
-(:func:`plot_learning_curve`). Checkpoint files are :mod:`.checkpoint`; evaluation rows
-:mod:`.evaluator`. The trainer (``trainer.py``) calls these and reads as the algorithm alone.
+"""DMC's run log: the CSV log of its columns (:class:`RunLog`) and the learning-curve PNG
+(:func:`plot_learning_curve`). Log lines through the progress bar and TensorBoard writers are
+:mod:`agents.runs.log` (any trainer's); checkpoint files :mod:`.checkpoint`; evaluation rows
+:mod:`.periodic_eval`. The trainer (``trainer.py``) calls these and reads as the algorithm alone.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import logging
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,8 +16,9 @@ import numpy as np
 
 from ddz_env.files import replacing
 
+from ..runs.log import log_through_bar, summary_writer
 from .config import NET_NAMES, POSITIONS
-from .evaluator import read_rows
+from .periodic_eval import read_rows
 from .experience import Stats
 from .model import NUM_NETS
 
@@ -61,7 +60,7 @@ class RunLog:
     def __init__(self, path: Path, resume_frames: int | None = None, every_frames: int = 0,
                  every_seconds: float = 10.0, tensorboard: bool = True):
         self.path = path
-        self.tb = _summary_writer(path.parent / "tensorboard") if tensorboard else None
+        self.tb = summary_writer(path.parent / "tensorboard", log) if tensorboard else None
         self.every_frames = int(every_frames)
         self.every_seconds = float(every_seconds)
         kept = []
@@ -99,9 +98,9 @@ class RunLog:
         self.stats = np.zeros(Stats.SIZE)
 
     def add(self, losses: list[float], stats: np.ndarray | None) -> None:
-        for n, l in enumerate(losses):
-            if not math.isnan(l):
-                self.losses[n].append(l)
+        for n, loss in enumerate(losses):
+            if not math.isnan(loss):
+                self.losses[n].append(loss)
         if stats is not None:
             self.stats += stats
 
@@ -147,34 +146,6 @@ class RunLog:
         self.file.close()
         if self.tb is not None:
             self.tb.close()
-
-
-def _summary_writer(folder: Path):
-    """A TensorBoard writer into ``folder``, or None (with one log line) when TensorBoard is missing."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
-                 "log.csv has them all")
-        return None
-    return SummaryWriter(str(folder))
-
-
-def _is_console(h: logging.Handler) -> bool:
-    return isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) in (sys.stdout, sys.stderr)
-
-
-@contextlib.contextmanager
-def log_through_bar(tqdm_cls, loggers: list[logging.Logger]):
-    """While a progress bar is drawn, the console handlers of ``loggers`` write through ``tqdm_cls.write``
-    (tqdm's own ``logging_redirect_tqdm``); other handlers (files) are untouched. Only loggers that have a
-    console handler are redirected (a redirected logger without one would print its records twice, once
-    more through the root's); with none, the root logger gets the bar's handler."""
-    from tqdm.contrib.logging import logging_redirect_tqdm
-
-    console = [lg for lg in loggers if any(_is_console(h) for h in lg.handlers)] or [logging.root]
-    with logging_redirect_tqdm(loggers=console, tqdm_class=tqdm_cls):
-        yield
 
 
 def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:

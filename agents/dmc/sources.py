@@ -31,15 +31,13 @@ from torch import multiprocessing as mp
 
 from .config import TrainConfig, config_from_dict
 from .experience import Collector, Stats
-from .model import OBS_CELLS, DMCModel
+from .model import OBS_CELLS, DMCModel, make_model
 
 log = logging.getLogger("dmc")
 BATCH_KEYS = ("obs", "action", "net", "target")
 
 
 def _model(cfg: TrainConfig) -> DMCModel:
-    from .trainer import make_model  # (the model's construction lives with the learner)
-
     return make_model(cfg)
 
 

@@ -28,21 +28,17 @@ import numpy as np
 import torch
 
 from .config import NET_NAMES, POSITIONS, TrainConfig, save_config
-from .evaluator import TrainingEvaluator
+from .periodic_eval import TrainingEvaluator
 from .checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
 from .sources import make_source
-from .model import NUM_NETS, DMCModel
+from .model import NUM_NETS, DMCModel, make_model
 
 log = logging.getLogger("dmc")
 
 
 # ---------------------------------------------------------------------------------------------- learner
-def make_model(cfg: TrainConfig) -> DMCModel:
-    return DMCModel(**cfg.model_kwargs())
-
-
 def make_optimizer(cfg: TrainConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
     """Adam in its fused form (one kernel over all parameters: 9.6 against 7.3 updates per CPU-second of
     the default network in benchmarks/bench_train.py's setting), else the foreach form; or RMSprop."""
@@ -107,7 +103,7 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
         parts.append((n, loss))
         total = loss if total is None else total + loss
     if not bool(torch.isfinite(total.detach())):
-        raise ValueError(f"training diverged: non-finite loss ({', '.join(f'{NET_NAMES[n]} {float(l.detach()):g}' for n, l in parts)}); "
+        raise ValueError(f"training diverged: non-finite loss ({', '.join(f'{NET_NAMES[n]} {float(loss.detach()):g}' for n, loss in parts)}); "
                          f"the last checkpoint holds the last good weights (try a lower lr)")
     optimizer.zero_grad(set_to_none=True)
     total.backward()

@@ -2,7 +2,7 @@
 
 Bid, double, redouble: a win-probability estimate from the 17 cards held
 (:func:`win_chance`: jokers, 2s, aces, bombs and the number of moves the hand needs,
-a logistic fit to rule-vs-rule hands, see ``agents/calibrate.py``), against
+a logistic fit to rule-vs-rule hands, see ``agents/cli/calibrate.py``), against
 thresholds chosen by duplicate matches of the agent against variants of itself.
 
 Play, from the plan of :mod:`agents.hand` (fewest moves):
@@ -30,8 +30,9 @@ from ddz_env.legal import legal_ids as answers_to
 from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
 from ddz_env.rules import Phase
 
-from .base import BatchAgent, Decisions
-from .hand import move_of, plan, plan_cost
+from ..base import BatchAgent, Decisions
+from ..loader import config_of
+from .planner import move_of, plan, plan_cost
 from .view import View, decode
 
 _BID, _DOUBLE, _REDOUBLE = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE)  # (plain ints: the hot path)
@@ -42,7 +43,7 @@ _IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
 _CONTROL = (MOVE_COUNTS[:, TWO] + 2 * MOVE_COUNTS[:, BLACK_JOKER] + 2 * MOVE_COUNTS[:, RED_JOKER]).astype(np.int8)
 #: logistic model of the landlord's win chance from its 17 cards before the bottom
 #: (intercept, rocket, red joker alone, black joker alone, 2s, aces, bombs, plan moves); fitted
-#: by ``agents/calibrate.py`` on rule-vs-rule hands with a fixed landlord
+#: by ``agents/cli/calibrate.py`` on rule-vs-rule hands with a fixed landlord
 LANDLORD_WEIGHTS = (0.0777, 1.74, 1.23, 0.887, 0.403, 0.228, 0.49, -0.188)
 #: the same for the farmers' win chance from one farmer's 17 cards
 FARMER_WEIGHTS = (0.443, 1.2, 0.743, 0.552, 0.249, 0.138, 0.549, -0.197)
@@ -216,6 +217,11 @@ class RuleAgent(BatchAgent):
         if len(moves) > 3:
             return False
         return sum(1 for m in moves if self._beatable(view, m)) <= 1
+
+
+def from_checkpoint(checkpoint: dict) -> RuleAgent:
+    """The factory of ``agents.load("rule", **kwargs)`` (and of checkpoints of this kind): kwargs in ``"config"``."""
+    return RuleAgent(**config_of(checkpoint))
 
 
 __all__ = ["RuleAgent", "win_chance", "features", "LANDLORD_WEIGHTS", "FARMER_WEIGHTS"]

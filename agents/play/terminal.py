@@ -162,7 +162,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
         rules = Rules.of(args.rules)
     except (TypeError, ValueError) as e:
         ap.error(f"--rules: {e}")
-    from .loader import load
+    from ..loader import load
 
     specs = [x.strip() for x in args.vs.split(",") if x.strip()]
     if len(specs) == 1:

@@ -14,7 +14,7 @@ from ddz_env.cards import MAX_COUNTS
 from ddz_env.observation import read_bids, read_cards, read_cards_left, read_status
 from ddz_env.rules import Role
 
-from .hand import move_of
+from .planner import move_of
 
 #: the roles, as ddz_env.rules.Role numbers them (plain ints)
 LANDLORD, FARMER_AFTER, FARMER_BEFORE = int(Role.LANDLORD), int(Role.FARMER_AFTER), int(Role.FARMER_BEFORE)

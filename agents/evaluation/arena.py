@@ -24,7 +24,7 @@ import numpy as np
 from ddz_env.rules import Deal, Phase, Rules, deal_hand
 from ddz_env.vector import VectorDouDizhu
 
-from .base import Decisions, illegal_choices
+from ..base import Decisions, illegal_choices
 
 #: columns of a hand record (one int64 row per hand)
 FIELDS = (

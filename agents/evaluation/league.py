@@ -51,7 +51,7 @@ import numpy as np
 from ddz_env.rules import Rules
 
 from .arena import DEFAULT_TABLES
-from .evaluation import DUPLICATE_SEATINGS, _resolve, run_records
+from .protocols import DUPLICATE_SEATINGS, _resolve, run_records
 from .stats import summarize, t95
 
 AgentSpec = Any  # a registered name, a checkpoint path, a run folder, RUN@N, or an agent object

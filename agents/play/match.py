@@ -30,8 +30,8 @@ from ddz_env.record import record_of
 from ddz_env.scoring import hand_scores
 from ddz_env.rules import Role
 
-from .arena import make_deal, seat_seed
-from .base import Decisions, as_batch_agent
+from ..evaluation.arena import make_deal, seat_seed
+from ..base import Decisions, as_batch_agent
 
 ROLE_NAMES = {Role.LANDLORD: "landlord", Role.FARMER_AFTER: "farmer", Role.FARMER_BEFORE: "farmer", -1: None}
 _YES = {"y", "yes", "double", "redouble", "d", "r"}

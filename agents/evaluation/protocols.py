@@ -27,8 +27,8 @@ import numpy as np
 from ddz_env.rules import PRESETS, Rules
 
 from .arena import COL, DEFAULT_TABLES, FIELDS, AgentError, Job, make_deal, play_hands
-from .base import as_batch_agent
-from .loader import load
+from ..base import as_batch_agent
+from ..loader import load
 from .stats import summarize, summarize_fixed
 
 DUPLICATE_SEATINGS = ("AAB", "ABA", "BAA", "BBA", "BAB", "ABB")

@@ -170,9 +170,9 @@ def fixed_landlord_figures(records: np.ndarray) -> dict:
     lord_won = records[:, COL["winner"]] == records[:, COL["landlord"]]
     seating = records[:, COL["seating"]]
     for name, as_lord, as_farm in (("A", 0, 1), ("B", 1, 0)):
-        l, f = seating == as_lord, seating == as_farm
-        wp_l, wp_f = float(lord_won[l].mean()), float((~lord_won[f]).mean())
-        adp_l, adp_f = float(lord_score[l].mean()), float(-lord_score[f].mean())
+        lo, fa = seating == as_lord, seating == as_farm
+        wp_l, wp_f = float(lord_won[lo].mean()), float((~lord_won[fa]).mean())
+        adp_l, adp_f = float(lord_score[lo].mean()), float(-lord_score[fa].mean())
         out[name] = {
             "landlord": {"WP": wp_l, "ADP": adp_l},
             "farmer": {"WP": wp_f, "ADP": adp_f},

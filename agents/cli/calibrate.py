@@ -1,12 +1,12 @@
 """Fit the rule agent's win-chance models (``LANDLORD_WEIGHTS``, ``FARMER_WEIGHTS``).
 
-    python -m agents.calibrate --deals 6000 --seed 12345
+    python -m agents.cli.calibrate --deals 6000 --seed 12345
 
 Plays rule-vs-rule hands with a fixed landlord (bidding and doubling off), and fits
 two logistic regressions by Newton's method: the landlord's win from its 17 cards
 before the bottom (what it knows when bidding), and the farmers' win from one
 farmer's 17 cards (what it knows when doubling). Prints the weights to paste into
-``agents/rule_agent.py``. A seed other than the evaluation seeds keeps the fit
+``agents/baselines/rule_agent.py``. A seed other than the evaluation seeds keeps the fit
 honest.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import warnings
 
 import numpy as np
 
-from .arena import COL, Job, make_deal, play_hands
-from .rule_agent import RuleAgent, features
+from ..evaluation.arena import COL, Job, make_deal, play_hands
+from ..baselines.rule_agent import RuleAgent, features
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.ndarray:

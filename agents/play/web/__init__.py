@@ -1,6 +1,6 @@
-"""The local web page (``python -m agents.web``): play against agents, watch them, step through hand records.
+"""The local web page (``python -m agents.play.web``): play against agents, watch them, step through hand records.
 
-Needs the ``web`` extra (FastAPI, uvicorn). See :mod:`agents.web.server`; :func:`main` is the
+Needs the ``web`` extra (FastAPI, uvicorn). See :mod:`agents.play.web.server`; :func:`main` is the
 ``ddz-web`` console script, which says which extra to install when FastAPI or uvicorn is missing.
 """
 from __future__ import annotations

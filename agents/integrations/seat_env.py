@@ -52,7 +52,7 @@ from ddz_env.env import AGENTS, raw_env
 from ddz_env.game import as_seat
 from ddz_env.observation import OBS_SHAPE, observe_game
 
-from .loader import load
+from ..loader import load
 
 SEAT_ENV_ID = "ddz/DouDizhuSeat-v0"
 #: reset() gives up after this many hands in a row in which the learning seat never acted
@@ -190,7 +190,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
         while True:
             if self.fixed_seat is None:
                 self.seat = int(rng.integers(3))
-            for i, opp in enumerate(self.opponents):
+            for _i, opp in enumerate(self.opponents):
                 reset = getattr(opp, "reset", None)
                 if reset is not None:
                     s = int(rng.integers(2**31))
@@ -258,7 +258,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
 def register_gymnasium() -> None:
     """Register ``ddz/DouDizhuSeat-v0`` with Gymnasium (idempotent): ``gymnasium.make("ddz/DouDizhuSeat-v0", seat=0)``."""
     if SEAT_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=SEAT_ENV_ID, entry_point="agents.seat_env:DouDizhuSeatEnv")
+        gymnasium.register(id=SEAT_ENV_ID, entry_point="agents.integrations.seat_env:DouDizhuSeatEnv")
 
 
 __all__ = ["DouDizhuSeatEnv", "register_gymnasium", "SEAT_ENV_ID", "MAX_SKIPPED_HANDS"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BatchAgent, Decisions
+from ..base import BatchAgent, Decisions
+from ..loader import config_of
 
 
 class RandomAgent(BatchAgent):
@@ -46,3 +47,8 @@ class RandomAgent(BatchAgent):
 
     def __repr__(self) -> str:
         return f"RandomAgent(seed={self.seed})"
+
+
+def from_checkpoint(checkpoint: dict) -> RandomAgent:
+    """The factory of ``agents.load("random", **kwargs)`` (and of checkpoints of this kind): kwargs in ``"config"``."""
+    return RandomAgent(**config_of(checkpoint))

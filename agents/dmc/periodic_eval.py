@@ -55,7 +55,7 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
               replay_deals: int = 0) -> list[dict[str, Any]]:
     """Play the weights ``state`` against each opponent; one row per (opponent, mode). Runs in the worker.
     With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
-    from agents.evaluation import ReplayWriteError, evaluate
+    from agents.evaluation.protocols import ReplayWriteError, evaluate
 
     from .agent import DMCAgent
     from .model import DMCModel

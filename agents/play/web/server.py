@@ -1,9 +1,9 @@
 """The local web page: play a hand against agents, watch agents play, step through hand records.
 
-    python -m agents.web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--agent NAME=SPEC ...]
+    python -m agents.play.web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--agent NAME=SPEC ...]
 
 A FastAPI app serving one static page (``static/``: plain HTML, JS and CSS, no build step) and a
-small JSON API. The server holds the games; the browser gets only :func:`~agents.match.seat_view`
+small JSON API. The server holds the games; the browser gets only :func:`~agents.play.match.seat_view`
 of the person's seat, so secrecy is enforced here: during play no response carries another
 seat's cards or the bottom before its reveal. A hand's full record is served once it is over.
 
@@ -51,7 +51,7 @@ from ddz_env.game import IllegalActionError
 from ddz_env.record import RecordError, parse as parse_record, positions
 from ddz_env.rules import Rules
 
-from ..loader import load, registered
+from ...loader import load, registered
 from ..match import Match, seat_view
 
 STATIC = Path(__file__).parent / "static"
@@ -59,7 +59,7 @@ MAX_GAMES = 256  # games kept in memory; the oldest is dropped first
 #: a hand record's size limit (one is 2-4 KB; evaluate.py --save-replays writes them with indent 1)
 MAX_RECORD_BYTES = 1 << 20
 MAX_ERROR_CHARS = 1000  # an error text's length limit
-log = logging.getLogger("agents.web")
+log = logging.getLogger("agents.play.web")
 
 
 class NewGame(BaseModel):
