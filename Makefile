@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(BIN)/$(PIP_C) -e ".[dev,train,web]"
 	touch $@
 
-# Tianshou, TorchRL, SB3 for the integration tests; DouZero (tests/test_douzero.py compares with its
+# Tianshou, TorchRL, SB3 for the integration tests; DouZero (tests/learning/test_douzero.py compares with its
 # engine, features and networks; a few MB over the torch already there)
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
@@ -66,14 +66,14 @@ play: setup
 # training backend in the Ray venv)
 test: setup-marl setup-rllib
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
-	$(RBIN)/python -m pytest tests/test_integrations.py tests/test_readme.py -m integration -k rllib
-	$(RBIN)/python -m pytest tests/test_ray.py
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py
+	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/project/test_readme.py -m integration -k rllib
+	$(RBIN)/python -m pytest tests/learning/test_ray.py
 
 # the suite without the MARL libraries (their integration tests skip)
 test-core: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/test_ray.py
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup

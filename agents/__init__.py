@@ -1,7 +1,7 @@
 """Agents for ddz-env, their evaluation, the tables people play at, and the programs.
 
 The package, by role (a module imports only from the roles above it in this list, and
-``tests/test_layers.py`` checks it):
+``tests/project/test_layers.py`` checks it):
 
 * ``base`` (the agent interface) and ``loader`` (an agent from a spec: ``agents.load``);
 * ``baselines/`` (random, rule and its planner), ``dmc/`` (the DouZero-style Deep Monte-Carlo

@@ -122,7 +122,7 @@ class ClassicWrapper(wrappers.BaseWrapper):
 
     It is one attribute hop instead of three (``__getattr__`` chains were ~45% of a step) and it
     checks legality on the game (the mask's entry, without building a mask) for integer actions.
-    ``tests/test_env.py`` plays the same action sequences through this and the stock stack
+    ``tests/core/test_env.py`` plays the same action sequences through this and the stock stack
     (:func:`stock_env`).
     """
 

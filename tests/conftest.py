@@ -10,8 +10,9 @@ import sys
 
 from hypothesis import HealthCheck, settings
 
-# tests/ on the path so that the test modules share one ``bruteforce`` module (and its caches)
-sys.path.insert(0, os.path.dirname(__file__))
+# tests/helpers/ on the path: the test modules (in folders by layer) share its modules (one
+# ``bruteforce`` module and its caches; ``common``: the repository's paths; a web server; faulty agents)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
 
 settings.register_profile(
     "ci",

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import evaluate as cli  # noqa: E402
 from agents import RandomAgent, RuleAgent, evaluate  # noqa: E402
@@ -526,7 +526,7 @@ def test_cli_out_that_cannot_be_written_after_the_run_is_one_error_line(tmp_path
 def test_a_killed_worker_process_fails_the_run_instead_of_hanging(tmp_path):
     """A multiprocessing.Pool replaced a killed worker but never returned its task: the run waited
     forever. Now a RuntimeError that says a worker died (the subprocess' timeout catches a hang)."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers")
     script = ("import sys; sys.path.insert(0, %r)\n"
               "from faulty_agents import DiesInAWorker\n"
               "from agents import evaluate\n"

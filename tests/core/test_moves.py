@@ -1,4 +1,4 @@
-"""The move table and classification (R2, R9-R16), checked against tests/bruteforce.py."""
+"""The move table and classification (R2, R9-R16), checked against tests/helpers/bruteforce.py."""
 from __future__ import annotations
 
 import collections

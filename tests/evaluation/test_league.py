@@ -14,7 +14,7 @@ from agents.cli import evaluate as cli
 from agents.evaluation.league import (bootstrap_ratings, expand_specs, fit_ratings, league_from_per_deal, matrix_of,
                            pairs_of, play_league)
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 DEALS, SEED = 24, 3
 CAUTIOUS = RuleAgent(bid_at=(0.5, 0.55, 0.6), double_at=0.9, redouble_at=0.9)
 

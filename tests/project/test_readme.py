@@ -10,11 +10,10 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 README = ROOT / "README.md"
 
 #: top-level import name -> the library's name in ids and skip reasons

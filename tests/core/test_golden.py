@@ -1,6 +1,6 @@
-"""The golden playthrough (tests/golden/playthrough.txt): any change to the rules, the legal sets or
+"""The golden playthrough (tests/core/golden/playthrough.txt): any change to the rules, the legal sets or
 the observation planes shows up here as a diff. Regenerate it on purpose with
-``python tests/golden/make_golden.py`` and review the diff."""
+``python tests/core/golden/make_golden.py`` and review the diff."""
 import difflib
 import sys
 from pathlib import Path
@@ -20,7 +20,7 @@ def test_playthrough_matches_the_golden_file():
     old = make_golden.PATH.read_text()
     diff = "".join(list(difflib.unified_diff(old.splitlines(True), text.splitlines(True), "golden", "now"))[:60])
     assert text == old, ("the playthrough changed (rules, legal sets or planes); if intended, run "
-                         "python tests/golden/make_golden.py and review the diff:\n" + diff)
+                         "python tests/core/golden/make_golden.py and review the diff:\n" + diff)
 
 
 def test_batched_env_plays_the_golden_hands_identically():

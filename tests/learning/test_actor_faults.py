@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,7 @@ from agents.dmc.config import load_config
 from agents.dmc.model import DMCModel
 from agents.dmc.sources import SharedMemorySource, _read_weights
 
-ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "configs" / "smoke.yaml"
+from common import ROOT, SMOKE
 
 
 def _actors(pid: int) -> list[int]:

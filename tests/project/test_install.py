@@ -7,11 +7,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 BLOCKED = ("torch", "yaml", "matplotlib", "tqdm", "tensorboard")
 
 # inserted first in sys.meta_path: importing a blocked package (or any submodule) raises ImportError
@@ -214,3 +213,19 @@ def test_each_console_script_names_its_missing_extra(script, tmp_path):
     assert "Traceback" not in out and len(errors) == 1, out
     assert f"'{extra}' extra" in errors[0] and f"pip install 'ddz-env[{extra}]'" in errors[0], errors[0]
     assert not (tmp_path / "hands").exists() and not (tmp_path / "c.png").exists()
+
+
+def test_the_agent_tests_skip_by_name_without_torch():
+    """Tests of checkpoints and learned agents skip (naming the extra) where torch is not installed; the
+    rest pass. (tests/baselines here, in a fresh interpreter where importing torch fails as a missing
+    package does; importorskip and common.needs_torch do the skipping.)"""
+    p = _run_without(("torch",), f"""
+        import sys
+        if __name__ == "__main__":
+            import pytest
+            sys.exit(pytest.main([{str(ROOT / "tests" / "baselines")!r}, "-p", "no:cacheprovider", "-rs"]))
+    """)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, out[-3000:]
+    skipped = [ln for ln in out.splitlines() if ln.startswith("SKIPPED")]
+    assert len(skipped) >= 4 and all("train" in ln for ln in skipped), skipped

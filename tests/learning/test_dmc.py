@@ -19,8 +19,7 @@ from agents.dmc.trainer import load_checkpoint, train
 from ddz_env.actions import BID_3, DOUBLE
 from ddz_env.game import Phase
 
-ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "configs" / "smoke.yaml"
+from common import ROOT, SMOKE
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
         "log_every_frames": 128, "eval_every": 0}
 

@@ -221,7 +221,7 @@ def test_the_doc_page_and_readme_tables_come_from_the_one_source():
                                                 (actions.BID_ACTIONS, actions.DOUBLE_ACTIONS, actions.REDOUBLE_ACTIONS)]
     assert actions.BID_ACTIONS + actions.DOUBLE_ACTIONS + actions.REDOUBLE_ACTIONS == tuple(
         range(actions.FIRST_CHOICE, actions.FIRST_CHOICE + actions.NUM_CHOICES))
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     doc = env_module.__doc__
     assert actions.action_table("markdown") in doc and actions.action_table("markdown") in readme, (
         "a copy of the action table differs from actions.ACTION_TABLE: paste action_table()")

@@ -460,7 +460,7 @@ def test_bench_vs_douzero_head_to_head_figures(tmp_path):
     score per hand, each with an interval around it."""
     import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from bench_vs_douzero import head_to_head, table
 
     folder = own_folder(tmp_path)

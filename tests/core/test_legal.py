@@ -1,4 +1,4 @@
-"""Legal move generation (R8, R11, R13-R16), single-hand and batched, against tests/bruteforce.py."""
+"""Legal move generation (R8, R11, R13-R16), single-hand and batched, against tests/helpers/bruteforce.py."""
 from __future__ import annotations
 
 import re

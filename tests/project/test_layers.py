@@ -4,7 +4,7 @@ DMC agent reads checkpoints without the trainer."""
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 
 
 def imports(path: Path) -> set[str]:

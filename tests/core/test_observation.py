@@ -579,7 +579,7 @@ def test_layout_is_one_table_and_every_copy_matches_it():
     stops = [0] + [c.stop for c in ob.LAYOUT]
     assert [c.start for c in ob.LAYOUT] == stops[:-1] and stops[-1] == ob.NUM_CHANNELS == 29
     assert (ob.CH_HAND, ob.CH_PLAYED, ob.CH_TO_BEAT, ob.CH_HISTORY, ob.CH_CARDS_LEFT, ob.CH_STATUS) == (0, 3, 6, 7, 23, 28)
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert ob.layout_table("markdown") in readme, "README's observation table differs from LAYOUT: paste layout_table()"
     assert ob.layout_table("rst") in ob.__doc__
     g = Game.deal(3)

@@ -1,7 +1,6 @@
 """The decomposed value head (config ``value_head: decomposed``; issue 20, 2a)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from agents.dmc.config import config_from_dict, load_config
 from agents.dmc.model import DMCModel, combine
 from agents.dmc.trainer import decomposed_loss, train
 
-SMOKE = Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml"
+from common import SMOKE
 
 
 def test_q_is_the_outcome_weighted_value():

@@ -24,7 +24,7 @@ from ddz_env.actions import BID_PASS
 from ddz_env.moves import MOVE_NCARDS, NUM_MOVES
 from agents.integrations.seat_env import DouDizhuSeatEnv, SEAT_ENV_ID, register_gymnasium
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ----------------------------------------------------------------------------- helpers

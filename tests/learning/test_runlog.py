@@ -6,7 +6,6 @@ import csv
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,7 @@ from agents.dmc.config import load_config
 from agents.dmc.runlog import CHOICE_FIELDS, CSV_FIELDS
 from agents.dmc.trainer import train
 
-ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "configs" / "smoke.yaml"
+from common import ROOT, SMOKE
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 2048, "state_layers": [32], "head_layers": [32, 16],
         "log_every_frames": 512, "eval_every": 0}
 

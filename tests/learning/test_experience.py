@@ -1,7 +1,6 @@
 """The actor's sample ring, the opponent pool of past selves, and the learner's bf16 shape buckets."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,7 @@ from agents.dmc.experience import Collector, SampleRing
 from agents.dmc.model import DMCModel, OBS_CELLS
 from agents.dmc.trainer import BF16_BUCKET, _rows, learn, make_optimizer
 
-ROOT = Path(__file__).resolve().parent.parent
-SMOKE = ROOT / "configs" / "smoke.yaml"
+from common import SMOKE
 
 
 def _piece(start: int, n: int) -> tuple[np.ndarray, ...]:

@@ -1,7 +1,7 @@
 """Write (or check) the golden playthrough: a few seeded hands, step by step.
 
-    python tests/golden/make_golden.py            # rewrite tests/golden/playthrough.txt
-    python tests/golden/make_golden.py --check    # exit 1 with a diff if the rules or planes changed
+    python tests/core/golden/make_golden.py            # rewrite tests/core/golden/playthrough.txt
+    python tests/core/golden/make_golden.py --check    # exit 1 with a diff if the rules or planes changed
 
 Each line is one decision: hand and step, the seat to act, the phase, the legal ids (listed when
 there are at most 12, else their count and a digest), a digest of the acting seat's observation
@@ -9,7 +9,7 @@ planes, and the action taken. Each hand ends with its scores and R19 breakdown a
 all three seats' final planes. The actions come from a fixed formula over the legal list (no random
 generator), and the hands cover a void hand, a redoubled hand, a plain bidding hand and the
 fixed-landlord setting without doubling, so a change to the rules, the legal sets or the
-observation planes shows up as a diff in review (tests/test_golden.py).
+observation planes shows up as a diff in review (tests/core/test_golden.py).
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def choose(legal: np.ndarray, step: int, hand: int) -> int:
 
 def playthrough() -> tuple[str, list[list[tuple[int, int]]]]:
     """The golden text, and each hand's (seat, action) list."""
-    lines = ["# golden playthrough: regenerate with python tests/golden/make_golden.py (see its docstring)"]
+    lines = ["# golden playthrough: regenerate with python tests/core/golden/make_golden.py (see its docstring)"]
     histories = []
     for h, (title, seed, first, landlord, doubling, script) in enumerate(HANDS):
         rules = Rules(bidding=landlord is None, doubling=doubling)

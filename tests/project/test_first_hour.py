@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

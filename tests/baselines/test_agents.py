@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from common import needs_torch
 
 from agents import Agent, RandomAgent, RuleAgent, load, register, register_lazy, registered, save_checkpoint
 from agents.baselines.planner import move_of, plan
@@ -345,6 +346,7 @@ def test_load_corrupt_checkpoint(tmp_path):
         load(tensor_only)
 
 
+@needs_torch
 def test_load_checkpoint_of_an_unregistered_kind(tmp_path):
     path = tmp_path / "x.pt"
     save_checkpoint(path, "no-such-kind", config={})
@@ -352,6 +354,7 @@ def test_load_checkpoint_of_an_unregistered_kind(tmp_path):
         load(path)
 
 
+@needs_torch
 def test_load_checkpoint_builds_the_registered_kind(tmp_path):
     path = tmp_path / "rule.pt"
     save_checkpoint(path, "rule", config={"double_at": 0.9})
@@ -374,6 +377,7 @@ def test_load_checkpoint_builds_the_registered_kind(tmp_path):
         register("test-constant", Constant)
 
 
+@needs_torch
 def test_load_checkpoint_of_a_lazily_registered_kind(tmp_path):
     # the kind's module is imported only when a checkpoint names it (how the DMC agent plugs in)
     register_lazy("test-lazy", "collections:OrderedDict")
@@ -498,7 +502,7 @@ def test_readme_write_your_own_agent_example_runs_as_pasted(capsys):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "class MostCards" in b]
     assert len(blocks) == 1
     exec(compile(blocks[0], "README.md", "exec"), {})

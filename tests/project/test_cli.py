@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 sys.path.insert(0, str(ROOT))
 pytest.importorskip("yaml", reason="configs need the train extra (pip install 'ddz-env[train]')")
 
@@ -27,7 +27,7 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 # ---------------------------------------------------------------------------------------------- configs
 def test_configs_are_the_top_level_folder_of_a_clone_and_are_found_by_name():
-    """(from an installed wheel: tests/test_packaging.py)"""
+    """(from an installed wheel: tests/project/test_packaging.py)"""
     assert CONFIG_DIR == ROOT / "configs" and set(SHIPPED) <= set(available_configs())
     for name in SHIPPED:
         assert config_path(name) == CONFIG_DIR / f"{name}.yaml"

@@ -1,0 +1,25 @@
+"""What the test modules share: the repository's paths (the tests live two levels below its root)."""
+from pathlib import Path
+
+#: the repository root (a clone)
+ROOT = Path(__file__).resolve().parents[2]
+#: the shipped smoke config: the base of every short training run in the tests
+SMOKE = ROOT / "configs" / "smoke.yaml"
+
+
+def needs(module: str, extra: str):
+    """A skip marker for a test that needs ``module`` (part of the ``extra`` extra) when it is missing."""
+    import importlib
+
+    import pytest
+
+    try:
+        importlib.import_module(module)
+        missing = False
+    except ImportError:
+        missing = True
+    return pytest.mark.skipif(missing, reason=f"needs {module} (pip install 'ddz-env[{extra}]')")
+
+
+#: for tests of checkpoints and learned agents
+needs_torch = needs("torch", "train")
