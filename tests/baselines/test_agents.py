@@ -508,3 +508,24 @@ def test_readme_write_your_own_agent_example_runs_as_pasted(capsys):
     exec(compile(blocks[0], "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert re.match(r"most-cards vs random: \+\d+\.\d\d per hand \[", out)
+
+
+def test_the_rule_agents_fast_decode_reads_what_the_layouts_readers_read():
+    """view.decode (a few numpy calls per observation: the rule agent decodes every decision) against
+    decode_with_readers (ddz_env.observation's general readers) on every seat's view of random hands."""
+    from agents.baselines.view import decode, decode_with_readers
+    from ddz_env.vector import VectorDouDizhu
+
+    vec = VectorDouDizhu(32, seed=11)
+    rng = np.random.default_rng(11)
+    seen = set()
+    for _ in range(150):
+        for seat in range(3):
+            for planes in vec.observe(seat=seat):
+                a, b = decode(planes), decode_with_readers(planes)
+                for field in ("hand", "others", "left", "phase", "role", "to_beat", "beat_seat", "highest_bid"):
+                    assert np.array_equal(getattr(a, field), getattr(b, field)), field
+                assert (a.bottom is None) == (b.bottom is None) and (a.bottom is None or np.array_equal(a.bottom, b.bottom))
+                seen.add((a.phase, a.role, a.bottom is None, a.to_beat == 0))
+        vec.step(vec.random_actions(rng), observe=False)
+    assert len(seen) >= 8  # bidding, doubling and play; leads and responses; before and after the bottom
