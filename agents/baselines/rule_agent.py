@@ -5,7 +5,7 @@ Bid, double, redouble: a win-probability estimate from the 17 cards held
 a logistic fit to rule-vs-rule hands, see ``agents/cli/calibrate.py``), against
 thresholds chosen by duplicate matches of the agent against variants of itself.
 
-Play, from the plan of :mod:`agents.hand` (fewest moves):
+Play, from the plan of :mod:`agents.baselines.planner` (fewest moves):
 
 * lead: a move that ends the hand; else, when all but one of the plan's moves are
   sure winners (nothing unseen can beat them), a sure winner; else feed a partner
@@ -16,7 +16,7 @@ Play, from the plan of :mod:`agents.hand` (fewest moves):
   group only when it costs little or an opponent is about to go out; bombs and the
   rocket only to win the hand or to stop an opponent about to go out.
 
-It uses only its seat's view (:mod:`agents.view`), so it never sees hidden cards;
+It uses only its seat's view (:mod:`agents.baselines.view`), so it never sees hidden cards;
 it is deterministic: the same view gives the same action.
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ Read top to bottom:
    bit; actor processes over shared memory; or Ray actors on a cluster with ``backend: ray``);
    it learns on each and publishes the new weights. The bookkeeping it calls lives apart:
    ``runlog.py`` (CSV log, log lines through the progress bar, learning curve),
-   ``checkpoint.py`` (checkpoint files), ``evaluator.py`` (evaluation during training).
+   ``checkpoint.py`` (checkpoint files), ``periodic_eval.py`` (evaluation during training).
 """
 from __future__ import annotations
 

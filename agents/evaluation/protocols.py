@@ -104,7 +104,7 @@ class ReplayWriteError(OSError):
 
 
 class ReplayWriter:
-    """``on_history`` of :func:`~agents.arena.play_hands` that saves each hand as a hand record
+    """``on_history`` of :func:`~agents.evaluation.arena.play_hands` that saves each hand as a hand record
     (:mod:`ddz_env.record`) in ``folder``, named by the deal and who sat where (:func:`replay_name`:
     ``deal000042-A-rule-B-random-seats-BBA.json``), the players named by label.
 
@@ -283,10 +283,10 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     ``"douzero"`` preset (:func:`mode_rules`). ``progress`` shows a tqdm bar.
     ``replay_dir``: save every hand (of the first ``replay_deals`` deals, if given) as a hand record
     there (``ddz_env.record``; slower: each saved hand is replayed on the scalar ``Game``).
-    See ``agents/stats.py`` for what each figure means.
+    See ``agents/evaluation/stats.py`` for what each figure means.
 
     Raises ``ValueError`` for a bad value or a ``replay_dir`` that cannot be written (before any
-    hand), :class:`~agents.arena.AgentError` when an agent fails (``partial``: the figures of the
+    hand), :class:`~agents.evaluation.arena.AgentError` when an agent fails (``partial``: the figures of the
     deals finished), :class:`ReplayWriteError` when records could not be saved during the run
     (``result``: the complete figures) and ``RuntimeError`` when a worker process dies.
     """

@@ -112,7 +112,7 @@ class Match:
     """One hand: ``agents[s]`` plays seat ``s`` (``None`` for a person); ``names[s]`` labels it.
 
     Agents are batch agents (``act_batch``; anything with ``act(observation)`` is wrapped), each
-    acting on its own stream (its seat) and started with :func:`~agents.arena.seat_seed` of the
+    acting on its own stream (its seat) and started with :func:`~agents.evaluation.arena.seat_seed` of the
     deal, as in evaluation.
     """
 
@@ -135,7 +135,7 @@ class Match:
     @classmethod
     def deal(cls, agents: Sequence[Any], names: Sequence[str], seed: int = 0, index: int = 0,
              rules: Any = None, landlord: int | None = None, **kwargs) -> "Match":
-        """Deal ``index`` of ``seed`` (the cards :func:`~agents.arena.make_deal` gives evaluation),
+        """Deal ``index`` of ``seed`` (the cards :func:`~agents.evaluation.arena.make_deal` gives evaluation),
         played under ``rules`` (``Game``'s: default the rulebook; ``landlord`` only with bidding off)."""
         game = Game.from_deal(make_deal(seed, index), rules=rules, landlord=landlord)
         return cls(game, agents, names, seed=seed, index=index, **kwargs)
