@@ -114,3 +114,16 @@ def load_config_name(name: str) -> str:
     from agents.dmc.config import load_config
 
     return load_config(name).name
+
+
+def test_no_module_or_config_is_ignored_by_git():
+    """A pattern of .gitignore once hid a whole package (``runs/`` matched ``agents/runs/``): the tree
+    worked here and a fresh clone did not. No module, test or shipped config of the tree is ignored."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    files = {str(q.relative_to(ROOT)) for d in ("ddz_env", "agents", "tests") for q in (ROOT / d).rglob("*.py")}
+    files |= {str(q.relative_to(ROOT)) for q in (ROOT / "configs").glob("*.yaml")}
+    p = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT, input="\n".join(sorted(files)),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode in (0, 1), p.stderr  # 1: none ignored
+    assert not p.stdout.split(), f"ignored by .gitignore: {p.stdout.split()}"
