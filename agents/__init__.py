@@ -1,16 +1,17 @@
 """Agents for ddz-env, their evaluation, the tables people play at, and the programs.
 
-The package, by role (a module imports only from the roles above it in this list, and
-``tests/project/test_layers.py`` checks it):
+The package, by role, lowest first (a module imports only from its own role or those before it in
+this list; ``tests/project/test_layers.py`` checks it, and that no import closes a circle):
 
-* ``base`` (the agent interface) and ``loader`` (an agent from a spec: ``agents.load``);
-* ``baselines/`` (random, rule and its planner), ``dmc/`` (the DouZero-style Deep Monte-Carlo
-  agent and its learner), ``douzero/`` (DouZero's own networks as agents);
-* ``runs/`` (what any trainer needs around its algorithm: configs from a dataclass, logging
-  through the progress bar, checkpoint writing);
-* ``evaluation/`` (the arena, duplicate and fixed-landlord, statistics, the league);
-* ``play/`` (one hand between people and agents; terminal and web), ``integrations/`` (the
-  single-seat Gymnasium env);
+* ``base`` (the agent interface), then ``loader`` (an agent from a spec: ``agents.load``);
+* ``runs/`` (what any trainer needs around its algorithm: configs from a dataclass, the run folder
+  and its checkpoint, logging through the progress bar), ``baselines/`` (random, rule and its planner);
+* ``dmc/`` (the DouZero-style Deep Monte-Carlo agent) and ``douzero/`` (DouZero's own networks as agents);
+* ``evaluation/`` (the arena, duplicate and fixed-landlord, statistics, the league), ``integrations/``
+  (the single-seat Gymnasium env);
+* DMC's learner (``dmc/experience``, ``sources``, ``trainer``, ``periodic_eval``, ``runlog``: it
+  evaluates while it trains);
+* ``play/`` (one hand between people and agents; terminal and web);
 * ``cli/`` (the programs: ``ddz-train``, ``ddz-evaluate``, ``ddz-compare``, calibration).
 
 Names exported here:
