@@ -48,7 +48,8 @@ class DMCAgent(BatchAgent):
             bad = [k for k, v in ck["model"].items() if torch.is_tensor(v) and v.is_floating_point()
                    and not bool(torch.isfinite(v).all())]
             model = DMCModel(list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)),
-                             bool(kw.get("hand_after", False)), str(kw.get("value_head", "q")))
+                             bool(kw.get("hand_after", False)), str(kw.get("value_head", "q")),
+                             bool(kw.get("predict_hands", False)))  # (its head is kept, never used to act)
             model.load_state_dict(ck["model"])
         except (KeyError, TypeError, RuntimeError, AttributeError, ValueError) as e:
             raise ValueError(f"DMC checkpoint with unusable weights: {type(e).__name__}: {e}") from None

@@ -64,6 +64,9 @@ class TrainConfig:
     state_layers: list[int] = _key([512, 256], "state encoder widths (run once per decision)", "network")
     head_layers: list[int] = _key([256, 128], "Q head widths over (state, action), run per candidate")
     history_lstm: int = _key(0, "> 0: an LSTM of this width over the 15 history planes (DouZero: 128)")
+    hand_prediction: float = _key(0.0, "> 0: each network also predicts the next and the previous seat's cards "
+                                  "(counts per rank) from its state encoding, trained on the true hands with this "
+                                  "loss weight (a training target only, never an input: R21); 0: off")
     value_head: str = _key("q", '"q": one output regressed on the target; "decomposed": P(won / lost / void) and '
                            'the expected score if won and if lost, Q = P(won) V_won + P(lost) V_lost (needs target '
                            '"scale")')
@@ -151,6 +154,8 @@ class TrainConfig:
         for key in ("precision", "actor_precision"):
             if getattr(self, key) not in ("fp32", "bf16"):
                 raise bad(key, "'fp32' or 'bf16'")
+        if self.hand_prediction < 0:
+            raise bad("hand_prediction", "must be >= 0 (0: off)")
         if self.history_lstm < 0:
             raise bad("history_lstm", "must be >= 0")
         if self.eval_every < 0:
@@ -194,12 +199,15 @@ class TrainConfig:
               "history_lstm": self.history_lstm, "hand_after": self.action_features == "hand_after"}
         if self.value_head != "q":
             kw["value_head"] = self.value_head
+        if self.hand_prediction > 0:
+            kw["predict_hands"] = True
         return kw
 
 
 _FLOAT_KEYS = tuple(k for k, t in typing.get_type_hints(TrainConfig).items() if t is float)
 #: keys a resumed run cannot change: the saved weights, optimizer state or tables would not fit them
-RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer")
+RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer",
+                "hand_prediction")
 #: keys before ``rules`` (read from older config files and checkpoints into ``rules``)
 LEGACY_RULE_KEYS = ("bidding", "doubling")
 

@@ -27,7 +27,7 @@ from ddz_env.vector import VectorDouDizhu
 
 from ..base import Decisions, as_batch_agent, take_sets
 from .config import TrainConfig
-from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids
+from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids, sample_cells
 
 MAX_DECISIONS = 168  # bids 3 + doubles 2 + redouble 1 + plays <= 54 moves + 2 passes between moves
 #: the six duplicate seatings as "seat held by the opponent" masks (AAB ABA BAA BBA BAB ABB, B = opponent)
@@ -57,12 +57,22 @@ def transform_target(scores: np.ndarray, target: str, score_scale: float, net: n
     raise ValueError(f"unknown target transform {target!r}")
 
 
+def hidden_hands(hands: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """(B, HIDDEN_CELLS) int8: the cards of the seat after ``seat`` and of the seat before it, from the
+    true hands (B, 3, 15) of the tables: the hidden-hand prediction's targets (the learner reads them
+    from the sample rows; no agent is ever given them)."""
+    b = np.arange(hands.shape[0])
+    seat = np.asarray(seat, np.int64)
+    return np.concatenate([hands[b, (seat + 1) % 3], hands[b, (seat + 2) % 3]], axis=1).astype(np.int8)
+
+
 class Pending:
     """Per-table lists of the current hand's decisions, flushed with targets when the hand ends."""
 
-    def __init__(self, num_envs: int, max_len: int = MAX_DECISIONS):
+    def __init__(self, num_envs: int, max_len: int = MAX_DECISIONS, cells: int = OBS_CELLS):
+        """``cells``: a sample row's width (``sample_cells``: the planes, then any hidden-hand targets)."""
         self.num_envs = num_envs
-        self.obs = np.zeros((num_envs, max_len, OBS_CELLS), np.int8)
+        self.obs = np.zeros((num_envs, max_len, cells), np.int8)
         self.action = np.zeros((num_envs, max_len), np.int32)
         self.net = np.zeros((num_envs, max_len), np.int8)
         self.seat = np.zeros((num_envs, max_len), np.int8)
@@ -71,12 +81,15 @@ class Pending:
         self._b = np.arange(num_envs)
 
     def add(self, obs: np.ndarray, action: np.ndarray, net: np.ndarray, seat: np.ndarray,
-            keep: np.ndarray | None = None) -> None:
-        """One decision in every table; ``keep`` False: not a training sample (it still counts)."""
+            keep: np.ndarray | None = None, hidden: np.ndarray | None = None) -> None:
+        """One decision in every table; ``keep`` False: not a training sample (it still counts);
+        ``hidden`` (B, HIDDEN_CELLS): the hidden-hand targets, stored after the planes."""
         k = self.length
         if k.max() >= self.obs.shape[1]:
             raise RuntimeError("a hand has more decisions than MAX_DECISIONS")
-        self.obs[self._b, k] = obs.reshape(self.num_envs, OBS_CELLS)
+        self.obs[self._b, k, :OBS_CELLS] = obs.reshape(self.num_envs, OBS_CELLS)
+        if hidden is not None:
+            self.obs[self._b, k, OBS_CELLS:] = hidden
         self.action[self._b, k] = action
         self.net[self._b, k] = net
         self.seat[self._b, k] = seat
@@ -138,7 +151,8 @@ class SampleRing:
     ==========  ===================  ==========================================
     array       shape, dtype         one row per sample
     ==========  ===================  ==========================================
-    ``obs``     (capacity, 1740) i8  the planes the decision was made on
+    ``obs``     (capacity, 1740) i8  the planes the decision was made on (then, with hidden-hand
+                                     prediction, the 30 target cells: 1770 columns)
     ``action``  (capacity,) i32      the action id taken
     ``net``     (capacity,) i8       the network of the decision
     ``target``  (capacity,) f32      its Monte-Carlo target
@@ -150,8 +164,8 @@ class SampleRing:
     tables that re-copied every staged sample once per batch).
     """
 
-    def __init__(self, capacity: int):
-        self.arrays = (np.zeros((capacity, OBS_CELLS), np.int8), np.zeros(capacity, np.int32),
+    def __init__(self, capacity: int, cells: int = OBS_CELLS):
+        self.arrays = (np.zeros((capacity, cells), np.int8), np.zeros(capacity, np.int32),
                        np.zeros(capacity, np.int8), np.zeros(capacity, np.float32))
         self.head = 0  # row of the oldest sample
         self.size = 0
@@ -293,10 +307,11 @@ class Collector:
         self.device = device
         self.env = VectorDouDizhu(cfg.num_envs, seed=seed, rules=cfg.rules_value())
         self.rng = np.random.default_rng([seed, 7])
-        self.pending = Pending(cfg.num_envs)
+        self.cells = sample_cells(cfg.hand_prediction > 0)
+        self.pending = Pending(cfg.num_envs, cells=self.cells)
         self.stats = Stats()
         self.obs = self.env.observe()
-        self.ring = SampleRing(max(4 * cfg.batch_size, 8 * cfg.num_envs))
+        self.ring = SampleRing(max(4 * cfg.batch_size, 8 * cfg.num_envs), self.cells)
         self.decisions = 0
         self.opponents = []
         if cfg.opponents and cfg.opponent_share > 0:
@@ -383,7 +398,8 @@ class Collector:
             if explore.any():
                 actions = np.where(explore, env.random_actions(self.rng), actions)
         keep = None if learner.all() or cfg.learn_from_opponents else learner
-        self.pending.add(obs, actions, nets, seat, keep)
+        hidden = hidden_hands(env.hands, seat) if self.cells > OBS_CELLS else None  # targets only (R21)
+        self.pending.add(obs, actions, nets, seat, keep, hidden)
         early = learner & (nets == BIDDING_NET)
         if early.any():
             self.stats.add_choices(env.phase[early], actions[early])
@@ -437,5 +453,5 @@ class Collector:
             self.pool_next, self.pool_due = int(pool["next"]), int(pool["due"])
 
 
-__all__ = ["Collector", "Pending", "SampleRing", "Stats", "SEATINGS", "transform_target", "env_state_dict", "load_env_state_dict",
+__all__ = ["Collector", "Pending", "hidden_hands", "SampleRing", "Stats", "SEATINGS", "transform_target", "env_state_dict", "load_env_state_dict",
            "MAX_DECISIONS"]

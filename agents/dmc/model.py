@@ -45,6 +45,15 @@ from ddz_env.rules import Role, role_of
 from .config import NET_NAMES
 
 OBS_CELLS = int(np.prod(OBS_SHAPE))  # 1740
+#: hidden-hand prediction (config ``hand_prediction``): a training sample's row is its planes, then the
+#: true cards of the next and the previous seat (2 x 15 counts) as training targets; never an input
+HIDDEN_CELLS = 2 * 15
+HAND_CLASSES = 5  # a rank's count in a hand: 0 .. 4
+
+
+def sample_cells(predict_hands: bool) -> int:
+    """Width of a training sample's row: the planes (OBS_CELLS), plus HIDDEN_CELLS targets with hidden-hand prediction."""
+    return OBS_CELLS + (HIDDEN_CELLS if predict_hands else 0)
 PLANE = 60
 BIDDING_NET = 3
 NUM_NETS = len(NET_NAMES)
@@ -117,7 +126,7 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 class QNet(nn.Module):
     def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
-                 hand_after: bool = False, value_head: str = "q"):
+                 hand_after: bool = False, value_head: str = "q", predict_hands: bool = False):
         super().__init__()
         if value_head not in VALUE_HEADS:
             raise ValueError(f"value_head {value_head!r}: one of {', '.join(VALUE_HEADS)}")
@@ -134,16 +143,32 @@ class QNet(nn.Module):
         self.head_action = nn.Linear(ACTION_DIM + (HAND_AFTER_DIM if self.hand_after else 0), h0, bias=False)
         self.head = nn.Sequential(nn.ReLU(), _mlp(list(head_layers)),
                                   nn.Linear(head_layers[-1], len(HEAD_PARTS) if self.decomposed else 1))
+        # hidden-hand prediction (as DouZero+): logits of each rank's count in the next and the previous
+        # seat's hands, from the state encoding; trained on the true hands, never fed back to the Q head
+        self.hands_head = (nn.Linear(state_layers[-1] if state_layers else in_dim, HIDDEN_CELLS * HAND_CLASSES)
+                           if predict_hands else None)
 
-    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
-        """(N, 1740) planes (any dtype) -> (N, h0): the state's part of the head's first layer."""
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """(N, 1740) planes (any dtype) -> (N, state width): the state encoding."""
+        width = int(np.prod(obs.shape[1:]))
+        if width != OBS_CELLS:
+            raise ValueError(f"a network reads the {OBS_CELLS} plane cells of a seat's view, got rows of {width} "
+                             f"(a training row's hidden-hand targets are no input, R21)")
         x = obs.reshape(obs.shape[0], OBS_CELLS).float()
         if self.history_lstm:
             # the 15 plays, oldest first, 3 a step (as DouZero's 5 x 3-move history)
             hist = x[:, CH_HISTORY * PLANE:(CH_HISTORY + HISTORY) * PLANE].reshape(-1, HISTORY, PLANE).flip(1)
             _, (h, _) = self.lstm(hist.reshape(-1, HISTORY // LSTM_GROUP, LSTM_GROUP * PLANE))
             x = torch.cat([x, h[-1]], dim=1)
-        return self.head_state(self.state(x))
+        return self.state(x)
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        """(N, 1740) planes (any dtype) -> (N, h0): the state's part of the head's first layer."""
+        return self.head_state(self.features(obs))
+
+    def hand_logits(self, features: torch.Tensor) -> torch.Tensor:
+        """(N, HIDDEN_CELLS, HAND_CLASSES) logits of the other two hands' counts from :meth:`features`."""
+        return self.hands_head(features).reshape(-1, HIDDEN_CELLS, HAND_CLASSES)
 
     def outputs(self, state_part: torch.Tensor, rows: torch.Tensor | None, action_feats: torch.Tensor) -> torch.Tensor:
         """The head's raw outputs (M, 1) or (M, 5) of candidates: ``state_part[rows]`` (rows None: one
@@ -160,15 +185,18 @@ class DMCModel(nn.Module):
     """The four Q-networks, and the action feature tables (buffers, not saved)."""
 
     def __init__(self, state_layers: list[int], head_layers: list[int], history_lstm: int = 0,
-                 hand_after: bool = False, value_head: str = "q"):
+                 hand_after: bool = False, value_head: str = "q", predict_hands: bool = False):
         super().__init__()
         self.kwargs = {"state_layers": list(state_layers), "head_layers": list(head_layers),
                        "history_lstm": int(history_lstm), "hand_after": bool(hand_after)}
         if value_head != "q":  # (checkpoints of the one-output head keep their old kwargs)
             self.kwargs["value_head"] = value_head
+        if predict_hands:  # (likewise)
+            self.kwargs["predict_hands"] = True
+        self.predict_hands = bool(predict_hands)
         self.hand_after = bool(hand_after)
         self.decomposed = value_head == "decomposed"
-        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm, hand_after, value_head)
+        self.nets = nn.ModuleList(QNet(state_layers, head_layers, history_lstm, hand_after, value_head, predict_hands)
                                   for _ in NET_NAMES)
         self.register_buffer("action_table", torch.from_numpy(ACTION_FEATURES), persistent=False)
         self.register_buffer("action_counts", torch.from_numpy(ACTION_COUNTS.astype(np.int64)), persistent=False)
@@ -180,13 +208,16 @@ class DMCModel(nn.Module):
             return feats
         return torch.cat([feats, hand_after_features(hand, self.action_counts.index_select(0, actions))], dim=1)
 
-    def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor, raw: bool = False) -> torch.Tensor:
+    def q_pairs(self, net: int, obs: torch.Tensor, actions: torch.Tensor, raw: bool = False,
+                with_hands: bool = False):
         """Q of (obs[i], actions[i]) pairs, all of network ``net`` (training); ``raw``: the head's outputs
-        (N, 1) or (N, 5) instead."""
+        (N, 1) or (N, 5) instead; ``with_hands``: ``(that, hand logits (N, 30, 5))``."""
         hand = hand_counts(obs) if self.hand_after else None
         qnet = self.nets[net]
-        args = (qnet.encode_state(obs), None, self.action_feats(actions, hand))
-        return qnet.outputs(*args) if raw else qnet.score(*args)
+        feats = qnet.features(obs)
+        args = (qnet.head_state(feats), None, self.action_feats(actions, hand))
+        out = qnet.outputs(*args) if raw else qnet.score(*args)
+        return (out, qnet.hand_logits(feats)) if with_hands else out
 
     @torch.inference_mode()
     def choose(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -232,4 +263,4 @@ def make_model(cfg) -> DMCModel:
     return DMCModel(**cfg.model_kwargs())
 
 
-__all__ = ["make_model", "DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
+__all__ = ["make_model", "sample_cells", "HIDDEN_CELLS", "HAND_CLASSES", "DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]

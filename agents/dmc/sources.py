@@ -31,7 +31,7 @@ from torch import multiprocessing as mp
 
 from .config import TrainConfig, config_from_dict
 from .experience import Collector, Stats
-from .model import OBS_CELLS, DMCModel, make_model
+from .model import DMCModel, make_model, sample_cells
 
 log = logging.getLogger("dmc")
 BATCH_KEYS = ("obs", "action", "net", "target")
@@ -165,7 +165,7 @@ class SharedMemorySource:
         per = max(2, cfg.num_buffers // cfg.num_actors)
         n, b = per * cfg.num_actors, cfg.batch_size
         self.buffers = {
-            "obs": torch.zeros((n, b, OBS_CELLS), dtype=torch.int8).share_memory_(),
+            "obs": torch.zeros((n, b, sample_cells(cfg.hand_prediction > 0)), dtype=torch.int8).share_memory_(),
             "action": torch.zeros((n, b), dtype=torch.int32).share_memory_(),
             "net": torch.zeros((n, b), dtype=torch.int8).share_memory_(),
             "target": torch.zeros((n, b), dtype=torch.float32).share_memory_(),

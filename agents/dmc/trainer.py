@@ -33,7 +33,7 @@ from .checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_c
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
 from .sources import make_source
-from .model import NUM_NETS, DMCModel, make_model
+from .model import HAND_CLASSES, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, DMCModel, make_model
 
 log = logging.getLogger("dmc")
 
@@ -79,9 +79,15 @@ def decomposed_loss(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.ndarray, ...], cfg: TrainConfig,
           device: torch.device) -> list[float]:
-    """One update on a batch (obs int8 (N, 1740), action int32, net int8, target float32): losses per net."""
+    """One update on a batch (obs int8 (N, 1740), action int32, net int8, target float32): losses per net.
+
+    With ``hand_prediction`` > 0 the rows of ``obs`` carry the hidden-hand targets after the planes
+    (N, 1770): each network's loss adds that weight times the cross-entropy of its predicted counts of
+    the two other hands (the planes alone go into the networks)."""
     obs, action, net, target = batch
-    obs_t = torch.from_numpy(obs).to(device, non_blocking=True)
+    rows_t = torch.from_numpy(obs).to(device, non_blocking=True)
+    obs_t = rows_t[:, :OBS_CELLS]
+    hidden_t = rows_t[:, OBS_CELLS:].long() if cfg.hand_prediction > 0 else None
     action_t = torch.from_numpy(action.astype(np.int64)).to(device, non_blocking=True)
     target_t = torch.from_numpy(target).to(device, non_blocking=True)
     losses = [math.nan] * NUM_NETS
@@ -96,9 +102,18 @@ def learn(model: DMCModel, optimizer: torch.optim.Optimizer, batch: tuple[np.nda
         sel_t = torch.from_numpy(rows).to(device)
         w = None if weight is None else torch.from_numpy(weight).to(device)
         with cfg.autocast():
-            out = model.q_pairs(n, obs_t.index_select(0, sel_t), action_t.index_select(0, sel_t), raw=True).float()
+            out = model.q_pairs(n, obs_t.index_select(0, sel_t), action_t.index_select(0, sel_t), raw=True,
+                                with_hands=hidden_t is not None)
+        if hidden_t is not None:
+            out, logits = out
+            ce = torch.nn.functional.cross_entropy(logits.float().reshape(-1, HAND_CLASSES),
+                                                   hidden_t.index_select(0, sel_t).reshape(-1), reduction="none")
+            ce = ce.reshape(-1, HIDDEN_CELLS).mean(1)
+        out = out.float()
         y = target_t.index_select(0, sel_t)
         err = decomposed_loss(out, y) if model.decomposed else (out.squeeze(1) - y) ** 2
+        if hidden_t is not None:
+            err = err + cfg.hand_prediction * ce
         loss = torch.mean(err) if w is None else (err * w).sum() / sel.size
         parts.append((n, loss))
         total = loss if total is None else total + loss
