@@ -658,3 +658,16 @@ def test_readers_on_the_batched_env_and_flat_cells():
     flat = planes.reshape(64, -1)
     np.testing.assert_array_equal(flat[:, LAYOUT_BY_NAME["hand"].cells].reshape(64, 4, 15).sum(1), own)
     assert LAYOUT_BY_NAME["status"].cells == slice(28 * 60, 29 * 60)
+
+
+def test_r5_public_history_hides_each_doubling_choice_until_both_are_made():
+    """R5: observation.public_history (the one place of the ruling for history lists) shows HIDDEN for
+    every double / no-double until both farmers chose, then everything; other actions always."""
+    from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE
+    from ddz_env.observation import HIDDEN, public_history
+
+    hist = [(0, BID_PASS + 3), (1, DOUBLE)]
+    assert public_history(hist, False) == [(0, BID_PASS + 3), (1, HIDDEN)]
+    both = hist + [(2, NO_DOUBLE)]
+    assert public_history(both, True) == both and public_history(both, False)[1:] == [(1, HIDDEN), (2, HIDDEN)]
+    assert public_history(both, True) is not both  # a copy: the caller's list is never handed out
