@@ -50,7 +50,8 @@ class TrainConfig:
                         '"ray": Ray actors on the nodes of a cluster')
     ray_address: str = _key("", 'with backend "ray": the cluster to join ("auto": the running one); "": start Ray here')
     total_frames: int = _key(1_000_000, "stop after this many decisions produced by the actors", "learner")
-    max_seconds: float = _key(0.0, "> 0: also stop after this many seconds of this session (benchmarks)")
+    max_seconds: float = _key(0.0, "> 0: also stop once the run has trained this many seconds, its sessions together "
+                               "(the checkpoint keeps the count: --resume continues a timed run to its end)")
     batch_size: int = _key(1024, "transitions per update")
     optimizer: str = _key("adam", '"adam" or "rmsprop" (DouZero: rmsprop, lr 1e-4, alpha 0.99, eps 1e-5)')
     lr: float = _key(3e-4, "learning rate")

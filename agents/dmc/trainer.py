@@ -164,6 +164,11 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             raise ValueError(f"cannot resume from this checkpoint with this config: {type(e).__name__}: "
                              f"{str(e).splitlines()[0] if str(e) else ''}") from None
         log.info("resumed at %d frames, %d updates", frames, updates)
+        if frames >= cfg.total_frames or 0 < cfg.max_seconds <= elapsed0:
+            log.warning("the run has already reached %s: nothing to train (--set %s=... to go on)",
+                        f"total_frames {cfg.total_frames}" if frames >= cfg.total_frames
+                        else f"max_seconds {cfg.max_seconds:g} ({elapsed0:.0f} s trained)",
+                        "total_frames" if frames >= cfg.total_frames else "max_seconds")
     # the run folder and its config only once the state is in place (a refused resume changes nothing)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir / "config.yaml")
@@ -188,7 +193,8 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     def done() -> bool:
         if frames >= cfg.total_frames:
             return True
-        return cfg.max_seconds > 0 and time.perf_counter() - t_start >= cfg.max_seconds
+        # the run's time over all its sessions (the checkpoint keeps it): a resumed one-hour run ends at its hour
+        return cfg.max_seconds > 0 and elapsed() >= cfg.max_seconds
 
     def save() -> None:
         ck = checkpoint_dict(cfg, model, optimizer, frames, updates, elapsed(), collector)

@@ -221,6 +221,20 @@ def test_resume_applies_the_new_learning_rate(tmp_path):
     assert load_checkpoint(resumed)["optimizer"]["param_groups"][0]["lr"] == 2e-4
 
 
+def test_max_seconds_counts_the_runs_sessions_together(tmp_path, caplog):
+    """A resumed timed run ends at its time, not after another max_seconds (configs/default.yaml: one hour)."""
+    k = 512
+    ck = load_checkpoint(train(tiny(total_frames=k), tmp_path / "r", progress=False))
+    ck["elapsed"] = 3600.0  # as if its earlier sessions had trained an hour
+    cfg = config_from_dict(ck["config"], {"total_frames": 4 * k, "max_seconds": 3600})
+    with caplog.at_level("WARNING", logger="dmc"):
+        done = load_checkpoint(train(cfg, tmp_path / "r", resume=ck, progress=False))
+    assert done["frames"] == k  # nothing trained: the hour was used
+    assert "max_seconds 3600 (3600 s trained)" in caplog.text
+    more = config_from_dict(ck["config"], {"total_frames": 2 * k, "max_seconds": 7200})
+    assert load_checkpoint(train(more, tmp_path / "r", resume=ck, progress=False))["frames"] == 2 * k
+
+
 def test_train_cli_runs_and_resumes(tmp_path, capsys):
     import sys
 
