@@ -40,13 +40,13 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(RBIN)/$(PIP_C) -e ".[dev,train,rllib]"
 	touch $@
 
-# the main job on a small default: a short DMC training run (the shipped config "smoke",
-# configs/smoke.yaml, about a minute on CPU, with a small evaluation at 200k and 400k
+# the main job on a small default: a short DMC training run (the shipped config "demo",
+# configs/demo.yaml: smoke's size with the default's choices, about 2.5 minutes on CPU, with a small evaluation at 200k and 400k
 # frames for the learning curve), then its checkpoint (the run folder) against the random and the
 # rule agent in duplicate deals, the shipped pretrained agent against the rule agent for scale,
 # and what to try next
 demo: setup
-	$(BIN)/python train.py --config smoke --run-dir runs/demo --no-progress
+	$(BIN)/python train.py --config demo --run-dir runs/demo --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0 --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0 --no-progress
 	@echo "--- for scale: the shipped agent (agents/pretrained/dmc.pt, 46M frames) against the rule agent"

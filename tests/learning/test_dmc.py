@@ -30,7 +30,7 @@ def tiny(**kw) -> TrainConfig:
 
 # ---------------------------------------------------------------------------------------------- config
 def test_shipped_configs_are_valid():
-    for name in ("smoke", "default", "douzero", "gpu"):
+    for name in ("smoke", "demo", "default", "douzero", "gpu"):
         cfg = load_config(name)
         assert cfg.name == name
 

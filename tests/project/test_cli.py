@@ -18,7 +18,7 @@ pytest.importorskip("yaml", reason="configs need the train extra (pip install 'd
 from agents.dmc.config import (CONFIG_DIR, TrainConfig, available_configs, config_help,  # noqa: E402
                                config_path, load_config)
 
-SHIPPED = ("default", "douzero", "gpu", "smoke")
+SHIPPED = ("default", "demo", "douzero", "gpu", "smoke")
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -41,9 +41,9 @@ def test_config_by_path_still_works_and_bad_names_list_the_shipped_ones(tmp_path
     assert load_config(own).batch_size == 64 and load_config(str(own)).name == "mine"
     monkeypatch.chdir(tmp_path)
     assert load_config("mine.yaml").name == "mine"  # a relative path
-    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, douzero, gpu, smoke"):
+    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, demo, douzero, gpu, smoke"):
         load_config("defualt")
-    with pytest.raises(FileNotFoundError, match=r"'configs/default.yaml' not found.*default, douzero"):
+    with pytest.raises(FileNotFoundError, match=r"'configs/default.yaml' not found.*default, demo, douzero"):
         load_config("configs/default.yaml")
 
 
