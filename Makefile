@@ -49,7 +49,7 @@ demo: setup
 	$(BIN)/python train.py --config demo --run-dir runs/demo --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0 --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0 --no-progress
-	@echo "--- for scale: the shipped agent (agents/pretrained/dmc.pt, 48M frames) against the rule agent"
+	@echo "--- for scale: the shipped agent (agents/pretrained/dmc.pt, 72M frames) against the rule agent"
 	$(BIN)/python evaluate.py --a pretrained --b rule --deals 100 --seed 0 --no-progress
 	@echo "--- next: runs/demo/learning_curve.png shows the run's curves; then"
 	@echo "  make play                                            # play a hand against rule and pretrained"
