@@ -37,11 +37,12 @@ def test_shipped_configs_are_valid():
 
 def test_the_gpu_config_follows_the_defaults_choices():
     """configs/gpu.yaml is the default scaled up: what the ablations chose (target, opponents, the
-    pool, action features, exploration) is the same; only size, precision and schedule differ."""
+    pool, action features, exploration, batch, no history LSTM) is the same; only size, precision and
+    schedule differ."""
     default, gpu = load_config("default"), load_config("gpu")
     for key in ("rules", "target", "score_scale", "opponents", "opponent_share", "pool_every", "pool_size",
                 "pool_share", "learn_from_opponents", "action_features", "epsilon", "bid_epsilon",
-                "value_head", "hand_prediction", "optimizer", "lr"):
+                "value_head", "hand_prediction", "optimizer", "lr", "batch_size", "history_lstm"):
         assert getattr(gpu, key) == getattr(default, key), key
     assert default.pool_every > 0  # the opponent pool won at equal frames (agents/dmc/README.md, Ablations)
 
