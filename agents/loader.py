@@ -143,6 +143,8 @@ register_lazy("random", "agents.baselines.random_agent:from_checkpoint", named=T
 register_lazy("rule", "agents.baselines.rule_agent:from_checkpoint", named=True)
 register_lazy("pretrained", "agents.dmc.agent:pretrained", named=True)  # the shipped DMC checkpoint (needs torch)
 register_lazy("dmc", "agents.dmc.agent:DMCAgent.from_checkpoint")  # the trained DMC agent (needs torch)
+# a move-scoring policy trained by any RL library (agents.integrations.move_policy.save_policy writes it)
+register_lazy("movescore", "agents.integrations.move_policy:MoveScoringAgent.from_checkpoint")
 
 
 #: the checkpoint of a run folder (``load("runs/demo")`` reads ``runs/demo/checkpoint.pt``)
