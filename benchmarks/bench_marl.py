@@ -18,6 +18,17 @@ timed in CPU seconds of this process (``time.process_time``). Rows:
   ``examples/rllib_ppo.py``.
 
 A library that is not installed is reported as such and skipped.
+
+The second table (``--policy-batches``, needs torch) is the forward pass of the move-scoring policy
+(``agents/integrations/move_policy.py``, what every library's adapter puts on the env) against the DMC
+agent's on the same decisions (positions of every phase from random hands, the shipped weights), in CPU
+microseconds per decision on one thread, per batch size:
+
+* ``dmc greedy``: ``DMCAgent.act_batch`` (compact legal sets, the baseline);
+* ``movescore greedy``: ``MoveScoringAgent.act_batch`` (the same trunk, compact legal sets: evaluation);
+* ``movescore logits``: ``MoveScoringPolicy(obs, mask)`` -> dense (B, 24648) masked logits and the value,
+  from a dense mask, without gradients (a library's rollout);
+* ``movescore train``: the same with autograd on (a library's update, backward not counted).
 """
 from __future__ import annotations
 
@@ -208,10 +219,68 @@ BENCHES = {"raw": bench_raw, "seat": bench_seat, "sb3": bench_sb3, "tianshou": b
            "torchrl": bench_torchrl, "rllib": bench_rllib}
 
 
+def policy_positions(batch: int, decisions: int, seed: int = 0):
+    """About ``decisions`` decisions in batches of ``batch``: (Decisions, dense bool masks) of random hands."""
+    from agents.base import Decisions
+    from ddz_env.vector import VectorDouDizhu
+
+    env = VectorDouDizhu(batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(max(1, decisions // batch)):
+        _, ids, starts = env.legal_sets()
+        out.append((Decisions.of_tables(np.arange(batch), env.observe(), ids, starts, env.phase.astype(np.int64),
+                                        env.roles(), env.current_player.copy()), env.action_masks().astype(bool)))
+        env.step(env.random_actions(rng))
+    return out
+
+
+def bench_policy(batches: list[int], decisions: int = 8192) -> dict:
+    """CPU us per decision of the DMC agent and of the move-scoring policy (see the module doc)."""
+    import torch
+
+    import agents
+    from agents.integrations.move_policy import MoveScoringAgent, MoveScoringPolicy
+
+    torch.set_num_threads(1)
+    dmc = agents.load("pretrained")
+    policy = MoveScoringPolicy.from_dmc("pretrained")
+    greedy = MoveScoringAgent(policy)
+
+    def logits(b):
+        with torch.no_grad():
+            policy(torch.from_numpy(b[0].observation), torch.from_numpy(b[1]))
+
+    def train(b):
+        policy(torch.from_numpy(b[0].observation), torch.from_numpy(b[1]))
+
+    rows = {"dmc greedy": lambda b: dmc.act_batch(b[0]), "movescore greedy": lambda b: greedy.act_batch(b[0]),
+            "movescore logits": logits, "movescore train": train}
+    out: dict = {}
+    print(f"\n{'policy forward':18s} {'batch':>6s} {'us/decision':>12s} {'x dmc':>7s}")
+    for batch in batches:
+        data = policy_positions(batch, decisions)
+        n = sum(len(b[0]) for b in data)
+        base = None
+        for name, f in rows.items():
+            f(data[0])  # warm-up (first-call allocations)
+            t0 = time.process_time()
+            for b in data:
+                f(b)
+            us = 1e6 * (time.process_time() - t0) / n
+            base = base or us
+            out[f"{name} @{batch}"] = us
+            print(f"{name:18s} {batch:6d} {us:12.1f} {us / base:7.2f}")
+    return out
+
+
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per row")
     p.add_argument("--only", default=",".join(BENCHES), help="comma-separated rows")
+    p.add_argument("--policy-batches", default="1,16,64,512",
+                   help="batch sizes of the policy forward table (comma-separated; 'none' to skip it)")
+    p.add_argument("--policy-decisions", type=int, default=8192, help="decisions timed per batch size")
     args = p.parse_args(argv)
     rows = {}
     base = None
@@ -228,6 +297,11 @@ def main(argv=None) -> dict:
         ratio = f"{us / base:7.2f}" if base else "    n/a"
         over = f"{us - base:12.1f}" if base else "         n/a"
         print(f"{name:10s} {us:9.1f} {ratio} {over} {steps:7d}")
+    if args.policy_batches != "none":
+        try:
+            rows["policy"] = bench_policy([int(b) for b in args.policy_batches.split(",")], args.policy_decisions)
+        except ImportError as e:
+            print(f"policy forward: not installed ({e.name})")
     return rows
 
 

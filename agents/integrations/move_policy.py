@@ -47,7 +47,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import CH_STATUS, OBS_SHAPE
 from ddz_env.rules import Phase
 
-from ..base import BatchAgent, Decisions
+from ..base import BatchAgent, Decisions, take_sets
 from ..loader import read_checkpoint, save_checkpoint
 from ..dmc.model import (ACTION_COUNTS, ACTION_FEATURES, BIDDING_NET, NUM_NETS, OBS_CELLS, QNet,
                          hand_after_features, hand_counts)
@@ -195,6 +195,13 @@ class MoveScoringPolicy(nn.Module):
         ``legal_starts`` / ``legal_ids``), without a dense mask."""
         device = self.action_table.device
         counts = np.diff(starts)
+        actions = ids[starts[:-1]].astype(np.int64)  # the only legal id of a forced decision: not scored
+        keep = np.flatnonzero(counts > 1)
+        if keep.size == 0:
+            return actions
+        if keep.size < counts.size:
+            starts, ids = take_sets(starts, ids, keep)
+            obs, counts = obs[keep], counts[keep]
         rows = torch.from_numpy(np.repeat(np.arange(counts.size), counts)).to(device)
         cand = torch.from_numpy(np.ascontiguousarray(ids, dtype=np.int64)).to(device)
         x = torch.from_numpy(np.ascontiguousarray(obs)).to(device)
@@ -205,7 +212,8 @@ class MoveScoringPolicy(nn.Module):
         j = torch.arange(cand.numel(), device=device)
         j = torch.where(scores >= best.index_select(0, rows), j, torch.full_like(j, cand.numel()))
         first = torch.full((counts.size,), cand.numel(), device=device, dtype=j.dtype).scatter_reduce(0, rows, j, "amin")
-        return ids[first.cpu().numpy()].astype(np.int64)
+        actions[keep] = ids[first.cpu().numpy()]
+        return actions
 
     # ------------------------------------------------------------------ DMC start
     @classmethod
