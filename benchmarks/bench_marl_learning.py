@@ -1,0 +1,190 @@
+"""Same wall time for every learner: each MARL library's learner with the move-scoring policy, beside DMC.
+
+    python benchmarks/bench_marl_learning.py                          # 30 minutes each, then the league
+    python benchmarks/bench_marl_learning.py --minutes 1 --deals 20   # the whole pipeline in minutes
+    python benchmarks/bench_marl_learning.py --resume                 # after a stop: finished stages kept,
+                                                                      # an interrupted training resumes
+
+One after another on this machine (never two at once: each has the whole CPU), every learner of
+``--learners`` trains from scratch for ``--minutes`` of wall time:
+
+==========  ============================================================================================
+``dmc``     our DMC trainer, ``train.py --config default`` (``max_seconds``; in-training evaluation off)
+``sb3``     sb3-contrib's MaskablePPO with ``agents.integrations.sb3_policy`` (one seat against opponents)
+``tianshou`` Tianshou's PPO with ``agents.integrations.tianshou_nets`` (one seat against opponents)
+``torchrl`` TorchRL's PPO with ``agents.integrations.torchrl_modules``, self-play: all three seats learn
+``rllib``   RLlib's PPO (new API stack) with ``agents.integrations.rllib_module``, self-play (run with the
+            RLlib venv's python, ``--rllib-python``, since Ray pins its own Gymnasium)
+==========  ============================================================================================
+
+A library learner is its adapter module's ``train(seconds, run_dir, seed=, resume=)`` (the training
+contract of ``agents/integrations``): it checkpoints into its run folder every few minutes, resumes
+from there, and writes the final policy as ``policy.pt`` in the one export format (``"movescore"``) that
+``agents.load`` seats. Each stage runs in a child process; its wall time, the CPU seconds of its
+processes and the load average around it are recorded, so that "the same wall time" can be checked for
+the same compute on a shared machine.
+
+Then a league of all of them with ``random`` and ``rule`` (``evaluate.py --league``: duplicate, ``--deals``
+deals, seed ``--seed``, which no training uses: DMC's in-training evaluation is seeded 10000 and off
+here). The table: steps (env decisions of the learning seats; DMC: frames learned), CPU seconds, the
+league rating and the score per hand against ``rule`` and against ``random``, with 95% intervals.
+
+Writes ``--out-dir`` (default ``runs/bench_marl_learning``): one run folder per learner,
+``stages.json`` (each finished stage at once), ``league.json`` (+ ``.png``) and ``results.json``; and,
+with ``--keep DIR``, copies each library learner's final ``policy.pt`` (a few MB) to ``DIR/NAME.pt`` for
+committing. Needs the ``train`` and ``marl`` extras (and the RLlib venv for ``rllib``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: name -> (what trains it, a label for the table); a library learner is "module" (its train())
+LEARNERS = {
+    "dmc": ("train.py --config default", "DMC (ours), default config"),
+    "sb3": ("agents.integrations.sb3_policy", "SB3 MaskablePPO, one seat"),
+    "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
+    "torchrl": ("agents.integrations.torchrl_modules", "TorchRL PPO, self-play"),
+    "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
+}
+DEFAULT_RLLIB_PYTHON = ROOT / ".venv-rllib" / "bin" / "python"
+
+
+def _cpu_children() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
+
+
+def stage_command(name: str, run_dir: Path, seconds: float, seed: int, resume: bool, python: str) -> list[str]:
+    """The child process of one learner's training stage."""
+    if name == "dmc":
+        if resume and (run_dir / "checkpoint.pt").is_file():
+            return [python, str(ROOT / "train.py"), "--resume", str(run_dir), "--no-progress"]
+        return [python, str(ROOT / "train.py"), "--config", "default", "--run-dir", str(run_dir), "--no-progress",
+                "--set", f"max_seconds={seconds}", "--set", "eval_every=0", "--set", f"seed={seed}"]
+    module = LEARNERS[name][0]
+    call = (f"import json; from {module} import train; "
+            f"out = train({seconds!r}, {str(run_dir)!r}, seed={seed}, resume={resume!r}, progress=True); "
+            f"print('BENCH_RESULT ' + json.dumps(out))")
+    return [python, "-c", call]
+
+
+def run_stage(name: str, out_dir: Path, seconds: float, seed: int, resume: bool, python: str) -> dict:
+    """Train one learner (a child process, its output shown as it comes); its figures."""
+    run_dir = out_dir / name
+    if not resume and run_dir.exists():
+        shutil.rmtree(run_dir)
+    cmd = stage_command(name, run_dir, seconds, seed, resume, python)
+    print(f"--- {name}: {LEARNERS[name][1]}, {seconds:.0f} s", flush=True)
+    load0, cpu0, t0 = os.getloadavg()[0], _cpu_children(), time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
+    result: dict = {}
+    for line in proc.stdout:
+        if line.startswith("BENCH_RESULT "):
+            result = json.loads(line[len("BENCH_RESULT "):])
+        else:
+            print(f"  [{name}] {line}", end="", flush=True)
+    if proc.wait() != 0:
+        raise RuntimeError(f"{name}'s training stage failed (exit {proc.returncode}): {' '.join(cmd)}")
+    out = {"name": name, "label": LEARNERS[name][1], "wall_s": round(time.perf_counter() - t0, 1),
+           "cpu_s": round(_cpu_children() - cpu0, 1), "load_before": round(load0, 2),
+           "load_after": round(os.getloadavg()[0], 2)}
+    if name == "dmc":
+        import torch
+
+        ck = torch.load(run_dir / "checkpoint.pt", map_location="cpu", weights_only=True)
+        out.update(steps=int(ck["frames"]), unit="frames", policy=str(run_dir))
+    else:
+        out.update(steps=int(result.get("steps", 0)), unit="steps", policy=str(result.get("policy", run_dir / "policy.pt")))
+    return out
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--minutes", type=float, default=30.0, help="wall time of each learner's training")
+    p.add_argument("--learners", default=",".join(LEARNERS), help=f"comma-separated, of {', '.join(LEARNERS)}")
+    p.add_argument("--deals", type=int, default=1000, help="league deals per pair (duplicate)")
+    p.add_argument("--seed", type=int, default=11, help="the league's deal seed (used by no training)")
+    p.add_argument("--train-seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2, help="league worker processes")
+    p.add_argument("--out-dir", default=str(ROOT / "runs" / "bench_marl_learning"))
+    p.add_argument("--rllib-python", default=str(DEFAULT_RLLIB_PYTHON), help="the RLlib venv's python")
+    p.add_argument("--keep", default="", help="copy each library learner's policy.pt to this folder as NAME.pt")
+    p.add_argument("--resume", action="store_true", help="keep finished stages (same --minutes); resume the rest")
+    args = p.parse_args(argv)
+    names = [n.strip() for n in args.learners.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LEARNERS]
+    if unknown:
+        p.error(f"unknown learner(s) {unknown}: choose from {', '.join(LEARNERS)}")
+    if args.minutes <= 0 or args.deals < 1:
+        p.error("--minutes must be positive and --deals at least 1")
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stages_path = out_dir / "stages.json"
+    stages = json.loads(stages_path.read_text()) if args.resume and stages_path.is_file() else {}
+    if stages.get("minutes", args.minutes) != args.minutes:
+        p.error(f"--resume: the stages in {stages_path} are of --minutes {stages['minutes']}, not {args.minutes}")
+    stages["minutes"] = args.minutes
+    seconds = 60.0 * args.minutes
+    for name in names:
+        if name in stages.get("done", {}):
+            print(f"--- {name}: kept from {stages_path}")
+            continue
+        python = args.rllib_python if name == "rllib" else sys.executable
+        started = name in stages.setdefault("started", [])
+        if not started:
+            stages["started"].append(name)
+        stages_path.write_text(json.dumps(stages, indent=1))
+        stages.setdefault("done", {})[name] = run_stage(name, out_dir, seconds, args.train_seed,
+                                                        args.resume and started, python)
+        stages_path.write_text(json.dumps(stages, indent=1))
+    done = [stages["done"][n] for n in names]
+    if args.keep:
+        keep = Path(args.keep)
+        keep.mkdir(parents=True, exist_ok=True)
+        for row in done:
+            if row["name"] != "dmc":
+                shutil.copyfile(row["policy"], keep / f"{row['name']}.pt")
+
+    from agents.cli.league import format_league
+    from agents.evaluation.league import play_league, save_heatmap
+
+    specs = ["random", "rule"] + [row["policy"] for row in done]
+    print(f"--- league: {len(specs)} agents, {args.deals} deals a pair, seed {args.seed}", flush=True)
+    league = play_league(specs, deals=args.deals, seed=args.seed, workers=args.workers, progress=True)
+    print(format_league(league))
+    (out_dir / "league.json").write_text(json.dumps(league.to_json(), indent=1))
+    save_heatmap(league, out_dir / "league.png")
+    rows = []
+    for k, row in enumerate(done):
+        i = k + 2
+        rows.append({**row, "rating": float(league.ratings[i]),
+                     "rating_ci95": [float(league.ratings_lo[i]), float(league.ratings_hi[i])],
+                     **{f"vs_{b}": float(league.matrix[i, j]) for j, b in ((0, "random"), (1, "rule"))},
+                     **{f"vs_{b}_ci95": [float(league.matrix_lo[i, j]), float(league.matrix_hi[i, j])]
+                        for j, b in ((0, "random"), (1, "rule"))}})
+    print(f"\n{'learner':34s} {'steps':>12s} {'CPU s':>8s} {'rating':>8s} {'vs rule [95% CI]':>26s} "
+          f"{'vs random [95% CI]':>26s}")
+    for r in rows:
+        print(f"{r['label']:34s} {r['steps']:>12,d} {r['cpu_s']:8.0f} {r['rating']:+8.3f} "
+              f"{r['vs_rule']:+7.3f} [{r['vs_rule_ci95'][0]:+.3f}, {r['vs_rule_ci95'][1]:+.3f}] "
+              f"{r['vs_random']:+7.3f} [{r['vs_random_ci95'][0]:+.3f}, {r['vs_random_ci95'][1]:+.3f}]")
+    results = {"minutes": args.minutes, "deals": args.deals, "seed": args.seed, "rows": rows,
+               "command": "python benchmarks/bench_marl_learning.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+    (out_dir / "results.json").write_text(json.dumps(results, indent=1))
+    return results
+
+
+if __name__ == "__main__":
+    main()
