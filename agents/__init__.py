@@ -65,11 +65,16 @@ MOVED = {
 # (agents.evaluation and agents.play are packages now; they export the former modules' names)
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports an old path of :data:`MOVED` as the module at its new path."""
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
+    """Imports an old path of :data:`MOVED` as the module at its new path; ``python -m OLD`` runs the new
+    one (``get_code``, and a package's ``__main__`` found through the new package's path)."""
 
     def find_spec(self, fullname, path=None, target=None):
-        return importlib.util.spec_from_loader(fullname, self) if fullname in MOVED else None
+        if fullname not in MOVED:
+            return None
+        real = importlib.util.find_spec(MOVED[fullname])
+        return importlib.util.spec_from_loader(fullname, self,
+                                               is_package=real is not None and real.submodule_search_locations is not None)
 
     def create_module(self, spec):
         warnings.warn(f"{spec.name} moved to {MOVED[spec.name]}: import it from there (the old path goes in the "
@@ -80,6 +85,20 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         module.__spec__ = self._spec
+
+    def is_package(self, fullname):
+        real = importlib.util.find_spec(MOVED[fullname])
+        return real is not None and real.submodule_search_locations is not None
+
+    def get_code(self, fullname):
+        """``python -m OLD``: code that runs the new module as ``__main__`` under its own name (so that its
+        relative imports resolve), after a warning naming it."""
+        return compile(self.get_source(fullname), f"<moved module {fullname}>", "exec")
+
+    def get_source(self, fullname):
+        new = MOVED[fullname]
+        return (f"import runpy, sys\nsys.stderr.write('note: {fullname} moved to {new}: run python -m {new} (the old "
+                f"path goes in the next release)\\n')\nrunpy.run_module({new!r}, run_name='__main__', alter_sys=True)\n")
 
 
 if not any(isinstance(f, _MovedModules) for f in sys.meta_path):

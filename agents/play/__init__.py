@@ -2,12 +2,13 @@
 seat is shown), played in the terminal (:mod:`.terminal`, ``ddz-play`` / ``python -m agents.play``)
 or in the browser (:mod:`.web`, ``ddz-web`` / ``python -m agents.play.web``).
 
-``main`` (the former module ``agents.play``'s) is :func:`agents.play.terminal.main`.
+The former module ``agents.play``'s public names are kept here: ``main``, ``render`` and ``play_hand``
+(:mod:`.terminal`), ``Match``, ``seat_view`` and ``spaced`` (:mod:`.match`).
 """
 from __future__ import annotations
 
 from .._exports import lazy
 
-__getattr__, __dir__ = lazy(__name__, {"main": ".terminal", "render": ".terminal", "Match": ".match",
-                                       "seat_view": ".match"})
-__all__ = ["main", "render", "Match", "seat_view"]
+__getattr__, __dir__ = lazy(__name__, {"main": ".terminal", "render": ".terminal", "play_hand": ".terminal",
+                                       "Match": ".match", "seat_view": ".match", "spaced": ".match"})
+__all__ = ["main", "render", "play_hand", "Match", "seat_view", "spaced"]

@@ -180,3 +180,27 @@ print(json.dumps(out))
         new = MOVED[old]
         assert same and spec_name == new, f"{old} is not the module at its new path ({spec_name})"
         assert warned and new in warned[0] and old in warned[0], (old, warned)
+
+
+def test_old_module_paths_run_with_python_m():
+    """Issue 38, case 5: ``python -m agents.web --help`` (README's command until the layout by role) and
+    ``python -m agents.calibrate --help`` ran into ``'_MovedModules' object has no attribute 'get_code'``;
+    they run the moved programs now, with a note naming the new path."""
+    import subprocess
+    import sys
+
+    for old, new in (("agents.web", "agents.play.web"), ("agents.calibrate", "agents.cli.calibrate")):
+        p = subprocess.run([sys.executable, "-m", old, "--help"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0 and p.stdout.startswith("usage:"), (old, p.stderr[-500:])
+        assert "Traceback" not in p.stderr
+
+
+def test_the_former_play_module_keeps_its_public_names():
+    """Issue 38, case 5: ``play_hand`` and ``spaced`` of the former ``agents.play`` module are still there."""
+    import agents.play as play
+    from agents.play.match import spaced
+    from agents.play.terminal import play_hand
+
+    assert play.play_hand is play_hand and play.spaced is spaced
+    assert set(play.__all__) >= {"main", "render", "play_hand", "Match", "seat_view", "spaced"}
