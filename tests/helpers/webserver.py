@@ -10,7 +10,7 @@ import urllib.request
 
 
 class Server:
-    def __init__(self, replay_dir=None, agents=None):
+    def __init__(self, replay_dir=None, agents=None, hosts=()):
         import uvicorn
 
         from agents.play.web.server import create_app
@@ -18,7 +18,7 @@ class Server:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        config = uvicorn.Config(create_app(replay_dir, agents), host="127.0.0.1", port=self.port, log_level="warning")
+        config = uvicorn.Config(create_app(replay_dir, agents, hosts), host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -29,11 +29,11 @@ class Server:
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
 
-    def call(self, method: str, path: str, body=None, raw: bytes | None = None):
-        """(status, parsed JSON) of a request."""
+    def call(self, method: str, path: str, body=None, raw: bytes | None = None, host: str | None = None):
+        """(status, parsed JSON) of a request (``host``: its Host header, default the server's address)."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json", **({"Host": host} if host is not None else {})}
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=60) as r:
                 return r.status, json.loads(r.read())

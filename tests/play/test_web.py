@@ -216,3 +216,28 @@ def test_replays_that_is_no_folder_is_refused_at_start(tmp_path, capsys):
         assert main(["--replays", str(bad), "--port", "0"]) == 2
         err = capsys.readouterr().err
         assert "is not a folder" in err and err.count("error:") == 1
+
+
+def test_only_the_served_host_names_are_answered(server):
+    """Issue 38, case 6: a request whose Host names another site (DNS rebinding: a page of evil.example whose
+    name now points at 127.0.0.1) gets 400 JSON and touches nothing; this machine's names are served."""
+    before = server.call("GET", "/api/agents")
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "", "localhost.evil.example"):
+        status, body = server.call("GET", "/api/agents", host=host)
+        assert status == 400 and "is not served here" in body["error"], (host, body)
+        status, body = server.call("POST", "/api/games", {"seat": 0, "vs": ["rule", "rule"], "seed": 1}, host=host)
+        assert status == 400
+    for host in ("localhost", f"localhost:{server.port}", "127.0.0.1", f"[::1]:{server.port}", "LOCALHOST"):
+        assert server.call("GET", "/api/agents", host=host) == before, host
+
+
+def test_an_operator_adds_host_names():
+    from agents.play.web.server import host_name
+
+    assert host_name("[::1]:8000") == "::1" and host_name("Example.COM:80") == "example.com"
+    s = Server(hosts=("ddz.lan",))
+    try:
+        assert s.call("GET", "/api/agents", host="ddz.lan:8000")[0] == 200
+        assert s.call("GET", "/api/agents", host="other.lan")[0] == 400
+    finally:
+        s.stop()

@@ -23,6 +23,10 @@ the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.lo
 checkpoint, a run folder, ``douzero:DIR``, e.g. ``--agent douzero=douzero:baselines/douzero_ADP``).
 A request never names a file or a folder.
 
+Only requests whose Host header names this machine (``localhost``, ``127.0.0.1``, ``::1``), the ``--host``
+it is bound to or an ``--allowed-host`` are answered; any other Host gets 400 JSON (a page of another site
+could otherwise reach the server through DNS rebinding).
+
 Errors are ``{"error": "..."}`` with status 400 (bad request, illegal move, unknown agent,
 malformed record), 404 (unknown game, file or route), 405, 409 or 413 (a record over
 ``MAX_RECORD_BYTES``); a refused move leaves the game as it was. A failure of the server itself
@@ -115,11 +119,36 @@ def _check_agents(agents: dict[str, str] | None) -> dict[str, str]:
     return out
 
 
-def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None) -> FastAPI:
+#: the Host names the server answers by default (this machine's); others get 400, so that a page of another
+#: site cannot reach the server through DNS rebinding (its requests carry that site's name as Host)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+def host_name(header: str) -> str:
+    """The name of a Host header without its port, lower case (``[::1]:8000`` -> ``::1``)."""
+    h = header.strip().lower()
+    if h.startswith("["):
+        return h[1:h.find("]")] if "]" in h else h
+    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+
+
+def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
+               hosts: tuple[str, ...] | list[str] = ()) -> FastAPI:
     """The app; ``replay_dir`` is a folder of hand records to list and open (optional); ``agents``: more
-    names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent NAME=SPEC``)."""
+    names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent NAME=SPEC``); ``hosts``:
+    Host names served besides :data:`LOCAL_HOSTS` (the ``--host`` it is bound to, ``--allowed-host``)."""
     extra = _check_agents(agents)
+    allowed = {host_name(h) for h in (*LOCAL_HOSTS, *hosts)}
     app = FastAPI(title="ddz-env", docs_url=None, redoc_url=None)
+
+    @app.middleware("http")
+    async def _only_served_hosts(request: Request, call_next):
+        name = host_name(request.headers.get("host", ""))
+        if name not in allowed:
+            shown = name[:64] + ("..." if len(name) > 64 else "")
+            return JSONResponse({"error": f"Host {shown!r} is not served here (served: {', '.join(sorted(allowed))}; "
+                                          f"the operator adds names with --allowed-host)"}, status_code=400)
+        return await call_next(request)
     games: OrderedDict[str, Match] = OrderedDict()
     lock = threading.Lock()
     ids = itertools.count(1)
@@ -319,6 +348,9 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="ddz-web", description="Play and watch Dou Dizhu in the browser.")
     ap.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                    help="a Host name to answer besides localhost, 127.0.0.1, ::1 and --host (repeatable; requests "
+                         "naming any other host get 400, against DNS rebinding)")
     ap.add_argument("--replays", default=None, help="a folder of hand records to open (evaluate.py --save-replays)")
     ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
                     help="let the page seat agent SPEC (a checkpoint, a run folder, douzero:DIR[?bidder=SPEC]: "
@@ -349,7 +381,8 @@ def main(argv=None) -> int:
               f"evaluate.py --save-replays wrote)", file=sys.stderr)
         return 2
     try:
-        app = create_app(args.replays, agent_options(args.agent))
+        bound = () if args.host in ("0.0.0.0", "::", "") else (args.host,)
+        app = create_app(args.replays, agent_options(args.agent), hosts=(*bound, *args.allowed_host))
     except ValueError as e:
         print(f"ddz-web: error: {e}", file=sys.stderr)
         return 2
@@ -358,4 +391,4 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["create_app", "agent_options", "main"]
+__all__ = ["create_app", "agent_options", "host_name", "LOCAL_HOSTS", "main"]
