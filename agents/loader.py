@@ -104,12 +104,72 @@ def registered() -> list[str]:
     return sorted(set(_REGISTRY) | _NAMED)
 
 
+#: limits of what a config may hold (a file, a ``--set`` value, a checkpoint's stored config): YAML aliases
+#: (and shared references in a pickled dict) expand without bound when read -- "a billion laughs" of a few
+#: hundred bytes hung train.py and evaluate.py; these bound the bytes, the values counted with every alias
+#: expanded, and the nesting. A real config is a few KB, about 100 values, 2 levels deep.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_VALUES = 100_000
+MAX_CONFIG_DEPTH = 32
+
+
+def expanded_size_check(children, root: Any, what: str) -> None:
+    """Raise ``ValueError`` if ``root`` (a YAML node or a plain object), with every shared reference expanded,
+    holds more than :data:`MAX_CONFIG_VALUES` values or nests deeper than :data:`MAX_CONFIG_DEPTH` (or
+    contains itself). Sizes are memoized per object, so the check is linear in the *stored* size."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        obj, done = stack.pop()
+        k = id(obj)
+        kids = children(obj)
+        if done:
+            open_.discard(k)
+            size[k] = 1 + sum(size.get(id(c), 1) for c in kids)
+            depth[k] = 1 + max((depth.get(id(c), 0) for c in kids), default=0)
+            if size[k] > MAX_CONFIG_VALUES:
+                raise ValueError(f"{what} expands to more than {MAX_CONFIG_VALUES:,} values (YAML aliases or shared "
+                                 f"references): refused")
+            if depth[k] > MAX_CONFIG_DEPTH:
+                raise ValueError(f"{what} nests deeper than {MAX_CONFIG_DEPTH} levels: refused")
+            continue
+        if k in size:
+            continue
+        if k in open_:
+            raise ValueError(f"{what} contains itself (a recursive alias or reference): refused")
+        if kids:
+            open_.add(k)
+            stack.append((obj, True))
+            stack.extend((c, False) for c in kids if id(c) not in size)
+        else:
+            size[k], depth[k] = 1, 1
+
+
+def _plain_children(obj) -> list:
+    if isinstance(obj, dict):
+        return [x for kv in obj.items() for x in kv]
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return list(obj)
+    return []
+
+
+def check_plain(obj: Any, what: str = "config") -> Any:
+    """``obj`` if it is within the config limits (values with shared references expanded, nesting);
+    ``ValueError`` naming ``what`` otherwise. For dicts read from checkpoints (pickle keeps shared
+    references shared: a 1.6 KB file can hold a list of 10^9 elements)."""
+    expanded_size_check(_plain_children, obj, what)
+    return obj
+
+
 def config_of(checkpoint: dict) -> dict:
-    """A checkpoint's ``"config"`` (the keyword arguments of its kind's constructor), ``{}`` if none."""
+    """A checkpoint's ``"config"`` (the keyword arguments of its kind's constructor), ``{}`` if none;
+    ``ValueError`` if it is no dict or beyond the config limits (:func:`check_plain`)."""
     cfg = checkpoint.get("config", {}) or {}
     if not isinstance(cfg, dict):
         raise ValueError(f"checkpoint 'config' must be a dict, got {type(cfg).__name__}")
-    return cfg
+    return check_plain(cfg, "checkpoint 'config'")
 
 
 #: the DMC checkpoint shipped with the package (``agents.load("pretrained")``); its provenance
@@ -236,5 +296,6 @@ def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None
     write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
-__all__ = ["load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "config_of", "PRETRAINED",
+__all__ = ["check_plain", "expanded_size_check", "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH",
+           "load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "config_of", "PRETRAINED",
            "pretrained_path"]

@@ -30,6 +30,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..loader import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES, check_plain, expanded_size_check
+
 
 def yaml_module():
     """PyYAML (the ``train`` extra), imported where a config is read or written: the keys and
@@ -40,6 +42,31 @@ def yaml_module():
         raise ImportError(f"reading and writing configs needs PyYAML, part of the 'train' extra "
                           f"(pip install 'ddz-env[train]'): {e}") from None
     return yaml
+
+
+def _node_children(node) -> list:
+    value = getattr(node, "value", None)
+    if isinstance(value, list):
+        return [x for pair in value for x in (pair if isinstance(pair, tuple) else (pair,))]
+    return []
+
+
+def load_yaml(text: str, what: str = "config") -> Any:
+    """``yaml.safe_load(text)`` within the config limits: at most :data:`MAX_CONFIG_BYTES`, and the document's
+    node graph is measured with every alias expanded *before* it is built (building it is what hangs).
+    ``ValueError`` naming ``what``; ``yaml.YAMLError`` for bad syntax."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{what} is {len(text):,} characters, more than a config may be ({MAX_CONFIG_BYTES:,})")
+    yaml = yaml_module()
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        expanded_size_check(_node_children, node, what)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def key(default: Any, help: str, section: str | None = None) -> Any:
@@ -120,7 +147,7 @@ class ConfigSchema:
         if from_text and isinstance(value, str) and tp is not str:
             yaml = yaml_module()
             try:
-                value = yaml.safe_load(value)
+                value = load_yaml(value, f"config key {key!r}")
             except yaml.YAMLError:
                 raise ValueError(f"config key {key!r}: cannot parse {value!r}") from None
         if tp in (int, float) and isinstance(value, str):  # YAML 1.1 reads "1e-3" and "1e6" as strings
@@ -165,6 +192,9 @@ class ConfigSchema:
         """A validated config: the defaults, then ``data``'s keys, then ``overrides``
         (``["key=value", ...]``, values parsed as YAML scalars, or a dict)."""
         values = dataclasses.asdict(self.cls())
+        check_plain(data, "config")  # (a checkpoint's stored config: shared references, read before any use)
+        if data is not None and not isinstance(data, dict):
+            raise ValueError(f"a config is a mapping of keys to values, got {type(data).__name__}")
         for k, value in self.translate(dict(data or {}), values).items():
             if k not in self.fields:
                 raise self.unknown_key(k)
@@ -221,7 +251,10 @@ class ConfigSchema:
             p = self.path(spec)
             yaml = yaml_module()
             try:
-                data = yaml.safe_load(p.read_text()) or {}
+                if p.stat().st_size > MAX_CONFIG_BYTES:
+                    raise ValueError(f"config {str(p)!r} is {p.stat().st_size:,} bytes, more than a config may be "
+                                     f"({MAX_CONFIG_BYTES:,})")
+                data = load_yaml(p.read_text(), f"config {str(p)!r}") or {}
             except yaml.YAMLError as e:
                 raise ValueError(f"config {str(p)!r} is not valid YAML: {str(e).splitlines()[0]} "
                                  f"({getattr(e, 'problem_mark', '')})".replace(" ()", "")) from None
@@ -270,4 +303,5 @@ def _is_name(spec: str) -> bool:
     return not any(c in spec for c in "/\\") and not spec.lower().endswith((".yaml", ".yml"))
 
 
-__all__ = ["ConfigSchema", "key", "did_you_mean", "shipped_config_dir", "yaml_module", "show"]
+__all__ = ["ConfigSchema", "key", "did_you_mean", "shipped_config_dir", "yaml_module", "show", "load_yaml", "check_plain",
+           "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH"]
