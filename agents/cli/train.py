@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
             ck = None
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(cfg.name)
+        cfg.check_agents()  # a mistyped opponent is said now, before the run folder exists
     except (ValueError, FileNotFoundError) as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2

@@ -100,8 +100,8 @@ class TrainConfig:
             self.rules = self.rules_value().name  # (a preset's name when the fields are one)
         except (TypeError, ValueError) as e:
             raise bad("rules", str(e)) from None
-        if not self.name or any(c in self.name for c in "/\\ "):
-            raise bad("name", "a non-empty name without slashes or spaces")
+        if not self.name or any(c in self.name for c in "/\\ ") or not self.name.isprintable() or len(self.name) > 100:
+            raise bad("name", "a non-empty printable name of at most 100 characters, without slashes or spaces")
         for key in ("seed", "eval_seed"):
             if not 0 <= getattr(self, key) < 2**32:
                 raise bad(key, "must be in [0, 2**32)")
@@ -113,6 +113,10 @@ class TrainConfig:
                 raise bad(key, "must be at least 1")
         if self.num_actors < 0:
             raise bad("num_actors", "must be >= 0")
+        for key, (most, why) in RESOURCE_BOUNDS.items():
+            value = getattr(self, key)
+            if (max(value, default=0) if isinstance(value, list) else value) > most:
+                raise bad(key, f"at most {most:,}: {why}")
         if self.backend not in ("local", "ray"):
             raise bad("backend", "'local' or 'ray'")
         if self.backend == "ray" and self.num_actors < 1:
@@ -175,6 +179,21 @@ class TrainConfig:
             raise bad("num_buffers", "at least 2 with actor processes")
         return self
 
+    def check_agents(self) -> "TrainConfig":
+        """Load every agent spec the run will seat (``opponents``; ``eval_opponents`` when it evaluates), so
+        that a mistyped one is a ``ValueError`` naming the key before anything starts (did-you-mean as
+        elsewhere), not an actor dying three times or an evaluation that warns and never runs."""
+        from ..loader import load
+
+        keys = [("opponents", self.opponents)] + ([("eval_opponents", self.eval_opponents)] if self.eval_every else [])
+        for key, specs in keys:
+            for spec in specs:
+                try:
+                    load(spec)
+                except (ValueError, FileNotFoundError, ImportError, TypeError) as e:
+                    raise ValueError(f"config key {key!r}: {e}") from None
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -205,6 +224,20 @@ class TrainConfig:
         return kw
 
 
+#: the most each resource key may ask for, and why: such values were accepted and failed only later (a
+#: run of num_envs=1e7 allocates 17 GB of planes per actor before its first step)
+RESOURCE_BOUNDS = {
+    "num_actors": (512, "one process each (a cluster of Ray nodes included)"),
+    "num_envs": (16_384, "tables per actor: 28 MB of planes and 400 MB of dense masks at the bound"),
+    "batch_size": (65_536, "transitions per update: 460 MB of float planes at the bound"),
+    "num_buffers": (4_096, "each holds a whole batch in shared memory"),
+    "torch_threads": (256, "threads of each process"),
+    "state_layers": (8_192, "a layer's width"),
+    "head_layers": (8_192, "a layer's width"),
+    "history_lstm": (4_096, "the LSTM's width"),
+    "eval_deals": (1_000_000, "deals of one evaluation"),
+    "pool_size": (64, "past selves each actor holds in memory"),
+}
 _FLOAT_KEYS = tuple(k for k, t in typing.get_type_hints(TrainConfig).items() if t is float)
 #: keys a resumed run cannot change: the saved weights, optimizer state or tables would not fit them
 RESUME_FIXED = ("state_layers", "head_layers", "history_lstm", "action_features", "value_head", "optimizer",
@@ -283,6 +316,6 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
     SCHEMA.save(cfg, path)
 
 
-__all__ = ["did_you_mean", "TrainConfig", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "SCHEMA",
+__all__ = ["did_you_mean", "TrainConfig", "RESOURCE_BOUNDS", "NET_NAMES", "POSITIONS", "RESUME_FIXED", "CONFIG_DIR", "SCHEMA",
            "available_configs", "config_path", "config_help", "config_from_dict", "load_config", "resume_config",
            "save_config"]

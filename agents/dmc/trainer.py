@@ -138,6 +138,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     """
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"config key 'device': {cfg.device!r} but torch sees no CUDA device (use device=cpu)")
+    cfg.check_agents()  # every agent spec it seats loads, before the run folder is made
     run_dir = Path(run_dir)
     torch.set_num_threads(cfg.torch_threads)
     device = torch.device(cfg.device)

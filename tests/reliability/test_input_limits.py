@@ -127,3 +127,25 @@ def test_rule_checkpoint_thresholds_are_checked_at_load(tmp_path, config, words)
     with pytest.raises(ValueError) as e:
         agents.load(str(path))
     assert words in str(e.value) and str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("sets, words", [
+    (["opponents=[rul]"], ["config key 'opponents'", "did you mean 'rule'"]),
+    (["eval_opponents=[rul]", "eval_every=1024"], ["config key 'eval_opponents'", "did you mean 'rule'"]),
+    (["num_actors=100000"], ["config key 'num_actors'", "at most 512"]),
+    (["batch_size=1e8"], ["config key 'batch_size'", "at most 65,536"]),
+    (["num_envs=1e7"], ["config key 'num_envs'", "at most 16,384"]),
+    (['name="run\\nname"'], ["config key 'name'", "printable"]),
+    (['name="run\\x00"'], ["config key 'name'", "printable"]),
+])
+def test_a_config_that_cannot_run_is_refused_before_the_run_folder_exists(tmp_path, sets, words):
+    """Issue 38, case 3: ``opponents=[rul]`` started the run and its actor died three times;
+    ``eval_opponents=[rul]`` warned at every evaluation and finished "done" with none; resource values that
+    cannot be met failed only later; a run name with a newline or NUL was accepted."""
+    run_dir = tmp_path / "r"
+    args = ["--config", str(SMOKE), "--run-dir", str(run_dir), "--no-progress"]
+    for s in sets:
+        args += ["--set", s]
+    p = run(["train.py", *args])
+    one_line_error(p, *words)
+    assert not run_dir.exists()
