@@ -237,7 +237,7 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
             raise FileNotFoundError(f"checkpoint {path!r} is a directory without {RUN_CHECKPOINT} (a run folder "
                                     f"holds one; else give a checkpoint file)")
         path = inner
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         if _looks_like_name(path):
             import difflib
 
@@ -272,10 +272,12 @@ def _looks_like_name(text: str) -> bool:
 def read_checkpoint(path: str | os.PathLike) -> dict:
     """The checkpoint dict of a file; ``ValueError`` if it is corrupt or not a ddz-env checkpoint
     (``ImportError`` without torch)."""
-    torch = _torch()
+    from ddz_env.files import input_file
 
+    torch = _torch()
+    path = input_file(path, "checkpoint")  # a regular file of bounded size: no FIFO, device or 10 GB file
     try:
-        checkpoint = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds (UnpicklingError, RuntimeError, EOFError...)
         raise ValueError(f"{os.fspath(path)!r} is corrupt or not a ddz-env checkpoint: torch.load failed "
                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None

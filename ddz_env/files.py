@@ -16,6 +16,43 @@ import tempfile
 from typing import Any, BinaryIO, Callable, Iterator
 
 
+#: the most bytes one file an agent spec names may have (a checkpoint, a DouZero network; the shipped
+#: agent is 18 MB, a training checkpoint with its optimizer about 60 MB); ``DDZ_MAX_LOAD_BYTES`` raises it
+MAX_LOAD_BYTES = 256 << 20
+
+
+def max_load_bytes() -> int:
+    """:data:`MAX_LOAD_BYTES`, or the environment's ``DDZ_MAX_LOAD_BYTES`` (a positive integer) when set."""
+    text = os.environ.get("DDZ_MAX_LOAD_BYTES", "")
+    return int(text) if text.isdigit() and int(text) > 0 else MAX_LOAD_BYTES
+
+
+def input_file(path: str | os.PathLike, what: str = "file", max_bytes: int | None = None) -> str:
+    """``path`` as a string if it is a regular file of at most ``max_bytes`` (default :func:`max_load_bytes`),
+    checked with ``os.stat`` before anything opens it: a FIFO, a device or a socket would block or stream
+    forever, a huge file would be read whole. ``FileNotFoundError`` if nothing is there, else ``ValueError``
+    naming ``what``, the path and the figure."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} {p!r} not found") from None
+    except OSError as e:
+        raise ValueError(f"{what} {p!r} cannot be read: {e.strerror or e}") from None
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                or stat.S_ISBLK(st.st_mode) else "not a regular file")
+        raise ValueError(f"{what} {p!r} is {kind}, not a regular file: refused")
+    limit = max_load_bytes() if max_bytes is None else max_bytes
+    if st.st_size > limit:
+        raise ValueError(f"{what} {p!r} is {st.st_size:,} bytes, more than the {limit:,} an agent file may be "
+                         f"(set DDZ_MAX_LOAD_BYTES to allow more)")
+    return p
+
+
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike) -> Iterator[str]:
     """A fresh temporary path in ``path``'s folder; it becomes ``path`` when the block ends without error.

@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from ddz_env.files import input_file
+
 from ..runs.folder import CHECKPOINT, CheckpointWriteError, write_checkpoint
 from .config import NET_NAMES, TrainConfig
 from .model import DMCModel
@@ -50,8 +52,9 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
     p = Path(path)
     if p.is_dir():
         p = p / CHECKPOINT
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"no checkpoint at {p}")
+    input_file(p, "checkpoint")  # a regular file of bounded size: no FIFO, device or 10 GB file
     try:
         ck = torch.load(p, map_location=map_location, weights_only=True)
     except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ddz_env.files import input_file
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions, as_batch_agent
@@ -92,6 +93,7 @@ def load_net(path: str, position: str) -> DouZeroNet:
     """One position's network from a DouZero state-dict file; ``ValueError`` naming the file and the problem."""
     kind = _KIND[position]
     net = DouZeroNet(kind)
+    path = input_file(path, "DouZero network")  # a regular file of bounded size: no FIFO, device or 10 GB file
     try:
         sd = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds (UnpicklingError, RuntimeError, EOFError...)

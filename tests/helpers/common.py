@@ -1,4 +1,5 @@
 """What the test modules share: the repository's paths (the tests live two levels below its root)."""
+import ast
 from pathlib import Path
 
 #: the repository root (a clone)
@@ -23,3 +24,21 @@ def needs(module: str, extra: str):
 
 #: for tests of checkpoints and learned agents
 needs_torch = needs("torch", "train")
+
+
+def imports(path: Path) -> set[str]:
+    """Absolute module names imported anywhere in ``path`` (relative imports resolved)."""
+    pkg = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+    return out

@@ -445,7 +445,7 @@ def test_web_seats_douzero_only_where_the_operator_configured_it(tmp_path):
 
 def test_no_module_of_the_agent_imports_the_douzero_package():
     """The ``douzero`` package is for tests and benchmarks only; the encoding needs numpy alone."""
-    from test_layers import ROOT, imports
+    from common import ROOT, imports
 
     for path in sorted((ROOT / "agents").rglob("*.py")):
         bad = sorted(m for m in imports(path) if m == "douzero" or m.startswith("douzero."))

@@ -1,28 +1,9 @@
 """The import graph has no upward arrow and no circle: the rules core (ddz_env) is a stack and never
 imports the agents; the agents are laid out by role, each role importing only those below it; the
 DMC agent reads checkpoints without the trainer."""
-import ast
 from pathlib import Path
 
-from common import ROOT
-
-
-def imports(path: Path) -> set[str]:
-    """Absolute module names imported anywhere in ``path`` (relative imports resolved)."""
-    pkg = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            out.add(mod)
-            out.update(f"{mod}.{a.name}" for a in node.names)
-    return out
+from common import ROOT, imports
 
 
 def test_ddz_env_never_imports_agents():

@@ -1,0 +1,89 @@
+"""Issue 38, cases 1 and 8: the files an agent spec names are regular files of bounded size, checked before
+they are opened, and a checkpoint's stated sizes are checked against its weights before a network is built.
+Each case ran into a hang or gigabytes before (a FIFO blocked forever; 43 s and 9.4 GB for a 17 MB file)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from common import ROOT, needs_torch
+
+pytestmark = needs_torch
+
+
+def load_in_subprocess(spec: str, env: dict | None = None, timeout: float = 60) -> str:
+    """``agents.load(spec)`` in a fresh interpreter within ``timeout`` s (a hang fails the test): its one-line error."""
+    code = ("import agents, sys\ntry:\n    agents.load(sys.argv[1])\nexcept (ValueError, FileNotFoundError) as e:\n"
+            "    print(type(e).__name__ + ': ' + str(e)); sys.exit(3)\n")
+    p = subprocess.run([sys.executable, "-c", code, spec], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, **(env or {})})
+    assert p.returncode == 3, (p.returncode, p.stdout, p.stderr[-500:])
+    return p.stdout.strip()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_named_as_a_checkpoint_is_refused_not_read(tmp_path):
+    os.mkfifo(tmp_path / "agent.pt")
+    out = load_in_subprocess(str(tmp_path / "agent.pt"))
+    assert out == f"ValueError: checkpoint {str(tmp_path / 'agent.pt')!r} is a FIFO, not a regular file: refused"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_douzero_folder_with_a_fifo_is_refused_not_read(tmp_path):
+    """The case of the issue: ``douzero:DIR`` whose ``landlord_up.ckpt`` is a FIFO blocked the loader forever."""
+    import torch
+
+    from agents.douzero.model import DouZeroNet
+
+    for position, kind in (("landlord", "landlord"), ("landlord_down", "farmer")):
+        torch.save(DouZeroNet(kind).state_dict(), tmp_path / f"{position}.ckpt")
+    os.mkfifo(tmp_path / "landlord_up.ckpt")
+    out = load_in_subprocess(f"douzero:{tmp_path}")
+    assert "landlord_up.ckpt" in out and "is a FIFO, not a regular file" in out
+
+
+def test_stated_sizes_are_checked_against_the_weights_before_a_network_is_built(tmp_path):
+    import torch
+
+    ck = torch.load(ROOT / "agents" / "pretrained" / "dmc.pt", weights_only=True)
+    ck["model_kwargs"]["state_layers"] = [300000]
+    torch.save(ck, tmp_path / "big.pt")
+    # a 300,000-wide first layer would be 2 GB per network: refused from the shapes, in a tight memory limit
+    code = ("import resource, agents, sys\nresource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+            "try:\n    agents.load(sys.argv[1])\nexcept ValueError as e:\n    print(e); sys.exit(3)\n")
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "big.pt")], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 3, p.stderr[-500:]
+    assert "do not fit the stated model_kwargs" in p.stdout and "big.pt" in p.stdout
+
+
+def test_a_file_over_the_load_bound_is_refused_with_the_figure(tmp_path):
+    import torch
+
+    path = tmp_path / "rule.pt"
+    torch.save({"agent": "rule", "config": {}, "extra": torch.zeros(4096)}, path)
+    size = path.stat().st_size
+    out = load_in_subprocess(str(path), env={"DDZ_MAX_LOAD_BYTES": "10000"})
+    assert out == (f"ValueError: checkpoint {str(path)!r} is {size:,} bytes, more than the 10,000 an agent file may "
+                   f"be (set DDZ_MAX_LOAD_BYTES to allow more)")
+    import agents
+
+    assert agents.load(str(path)).name == "rule"  # within the default bound (256 MiB)
+
+
+def test_a_douzero_network_with_an_extra_tensor_over_the_bound_is_refused(tmp_path):
+    """The issue's case 8: a ``landlord.ckpt`` with a 512 MiB extra tensor loaded (780 MB resident)."""
+    import torch
+
+    from agents.douzero.model import DouZeroNet
+
+    for position, kind in (("landlord", "landlord"), ("landlord_up", "farmer"), ("landlord_down", "farmer")):
+        sd = DouZeroNet(kind).state_dict()
+        if position == "landlord":
+            sd["padding"] = torch.zeros(1 << 18)  # 1 MiB: the bound below is set under it
+        torch.save(sd, tmp_path / f"{position}.ckpt")
+    out = load_in_subprocess(f"douzero:{tmp_path}", env={"DDZ_MAX_LOAD_BYTES": str(1 << 20)})
+    assert "landlord.ckpt" in out and "more than the 1,048,576 an agent file may be" in out
