@@ -21,6 +21,8 @@ from typing import Any
 
 from ddz_env.files import replacing
 
+from ..runs.log import summary_writer
+
 log = logging.getLogger("dmc")
 EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
                "wp_farmer", "landlord_share", "bid_pass", "bid_1", "bid_2", "bid_3", "double_rate",
@@ -121,13 +123,7 @@ class TrainingEvaluator:
         self.pending: list[Future] = []
         self.last_frames: int | None = None  # frames of the last submitted evaluation
         self.pool: ProcessPoolExecutor | None = None
-        self.tb = None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.tb = SummaryWriter(str(Path(run_dir) / "tensorboard"))
-        except Exception:  # noqa: BLE001 - TensorBoard is optional (no tensorboard package: no event files)
-            self.tb = None
+        self.tb = summary_writer(Path(run_dir) / "tensorboard", log)  # (a view: a failure turns it off, never the run)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         import multiprocessing as mp

@@ -252,7 +252,10 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
             evaluator.submit(model, frames, elapsed())  # the final weights are evaluated too
         log.info("waiting for %d evaluation(s) to finish", len(evaluator.pending))
         evaluator.close(wait=True)
-    plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
+    try:  # a view, as TensorBoard: a full disk costs the picture, not the finished run
+        plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
+    except Exception as e:  # noqa: BLE001 - matplotlib and the disk fail in many ways
+        log.warning("no learning-curve PNG (%s: %s); log.csv and eval.csv have its figures", type(e).__name__, e)
     log.info("done: %d frames in %.0f s; checkpoint %s", frames, elapsed(), ckpt_path)
     return ckpt_path
 

@@ -1,5 +1,5 @@
 """Logging around a training loop, for any trainer: log lines written through the progress bar, and
-TensorBoard scalars when TensorBoard is installed."""
+TensorBoard scalars when TensorBoard is installed (a view: its failures never stop a run)."""
 from __future__ import annotations
 
 import contextlib
@@ -25,15 +25,79 @@ def log_through_bar(tqdm_cls, loggers: list[logging.Logger]):
         yield
 
 
-def summary_writer(folder: Path, log: logging.Logger):
-    """A TensorBoard writer into ``folder``, or None (with one line in ``log``) when TensorBoard is missing."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
-                 "log.csv has them all")
-        return None
-    return SummaryWriter(str(folder))
+def _quiet_writer_threads() -> None:
+    """TensorBoard's writer thread re-raises a failed write (the main thread gets it at its next call, where
+    :class:`TensorBoardView` turns the view off with one line); without this its traceback would also be
+    printed by ``threading.excepthook``. Other threads' exceptions go to the hook as before. Idempotent."""
+    import threading
+
+    hook = threading.excepthook
+    if getattr(hook, "_ddz_quiet_tensorboard", False):
+        return
+
+    def quiet(args):
+        if type(args.thread).__module__.startswith("tensorboard.summary.writer"):
+            return
+        hook(args)
+
+    quiet._ddz_quiet_tensorboard = True
+    threading.excepthook = quiet
 
 
-__all__ = ["log_through_bar", "summary_writer"]
+class TensorBoardView:
+    """TensorBoard scalars as a view of the run, never a part of it: a failure of its folder (read-only, a
+    full disk, made read-only mid-run, a file in its place) turns it off with one warning line, and the run
+    goes on and checkpoints (before, such a failure ended training in a traceback with no checkpoint).
+    ``add_scalar`` / ``flush`` / ``close`` as ``SummaryWriter``'s; each does nothing once it is off. The
+    writer's own thread reports a failed write at the next call, which is where it is caught."""
+
+    def __init__(self, folder: Path, log: logging.Logger):
+        self.log = log
+        self.writer = None
+        self.off = False
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:
+            self.off = True
+            log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
+                     "log.csv has them all")
+            return
+        _quiet_writer_threads()
+        self._guard(lambda: setattr(self, "writer", SummaryWriter(str(folder))))
+
+    def _guard(self, call) -> None:
+        if self.off:
+            return
+        try:
+            call()
+        except Exception as e:  # noqa: BLE001 - any failure of the view (OSError, the writer thread's errors)
+            self.off = True
+            self.log.warning("TensorBoard is off for the rest of the run (%s: %s); the run goes on, log.csv and "
+                             "eval.csv keep every figure", type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            writer, self.writer = self.writer, None
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    writer.close()
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        if self.writer is not None:
+            self._guard(lambda: self.writer.add_scalar(tag, value, step))
+
+    def flush(self) -> None:
+        if self.writer is not None:
+            self._guard(self.writer.flush)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self._guard(self.writer.close)
+            self.writer = None
+
+
+def summary_writer(folder: Path, log: logging.Logger) -> TensorBoardView | None:
+    """A :class:`TensorBoardView` into ``folder``, or None (with one line in ``log``) when TensorBoard is
+    missing or its folder cannot be made (one warning)."""
+    view = TensorBoardView(folder, log)
+    return None if view.off else view
+
+
+__all__ = ["log_through_bar", "summary_writer", "TensorBoardView"]
