@@ -104,26 +104,64 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+#: the weights of each submitted evaluation wait here (``<frames>.pt``) until its rows are in eval.csv
+PENDING = "eval_pending"
+
+
 class TrainingEvaluator:
-    """Submits evaluations to one worker process and appends their rows to ``eval.csv`` as they finish."""
+    """Submits evaluations to one worker process and appends their rows to ``eval.csv`` as they finish.
+
+    ``eval.csv`` holds exactly one row set per evaluation point up to the checkpoint, whatever the kills and
+    resumes: each submitted evaluation's weights are kept in ``eval_pending/<frames>.pt`` until its rows are
+    written, so a run killed while an evaluation ran evaluates those weights when it resumes (it lost 3 of 4
+    points over 10 kills before), and a point that has rows is never evaluated again (a resumed finished run
+    appended the final point twice)."""
 
     def __init__(self, cfg, run_dir: Path, resume_frames: int | None = None):
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.path = Path(run_dir) / "eval.csv"
+        self.pending_dir = self.run_dir / PENDING
         rows = read_rows(self.path) if resume_frames is not None else []
         # a resumed run continues from its checkpoint: rows written after it (or cut short) are dropped
-        rows = [r for r in rows if resume_frames is not None and str(r.get("frames", "")).isdigit()
+        rows = [r for r in rows if set(EVAL_FIELDS) <= set(r) and r["frames"].isdigit()
                 and int(r["frames"]) <= resume_frames]
         with replacing(self.path) as tmp:  # (a full disk leaves the old eval.csv, not half of it)
             with open(tmp, "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
                 w.writeheader()
                 w.writerows(rows)
-        self.pending: list[Future] = []
-        self.last_frames: int | None = None  # frames of the last submitted evaluation
+        self.done_frames = {int(r["frames"]) for r in rows}
+        self.pending: list[tuple[int, Future]] = []
+        self.last_frames: int | None = max(self.done_frames, default=None)  # frames of the last evaluation asked for
         self.pool: ProcessPoolExecutor | None = None
         self.tb = summary_writer(Path(run_dir) / "tensorboard", log)  # (a view: a failure turns it off, never the run)
+        self._resume_pending(resume_frames)
+
+    def _pending_file(self, frames: int) -> Path:
+        return self.pending_dir / f"{frames:012d}.pt"
+
+    def _resume_pending(self, resume_frames: int | None) -> None:
+        """Evaluate the kept weights of points up to the checkpoint that have no rows; drop the others."""
+        import torch
+
+        for f in sorted(self.pending_dir.glob("*.pt")) if self.pending_dir.is_dir() else []:
+            frames = int(f.stem) if f.stem.isdigit() else -1
+            if resume_frames is None or frames < 0 or frames > resume_frames or frames in self.done_frames:
+                f.unlink(missing_ok=True)
+                continue
+            try:
+                kept = torch.load(f, map_location="cpu", weights_only=True)
+            except Exception as e:  # noqa: BLE001 - a file cut short by the kill: that point is lost, say so
+                log.warning("the evaluation at %d frames cannot be redone (%s: %s)", frames, type(e).__name__, e)
+                f.unlink(missing_ok=True)
+                continue
+            log.info("evaluating the weights at %d frames (their evaluation was cut short by the stop)", frames)
+            self._submit(kept["model_kwargs"], kept["state"], frames, float(kept["elapsed"]))
+
+    def wants(self, frames: int) -> bool:
+        """Is an evaluation of the weights at ``frames`` still to be asked for (no rows, none in flight)?"""
+        return frames not in self.done_frames and all(f != frames for f, _ in self.pending)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         import multiprocessing as mp
@@ -132,14 +170,31 @@ class TrainingEvaluator:
                                    initargs=(os.getpid(),))
 
     def submit(self, model, frames: int, elapsed: float) -> None:
+        """Evaluate ``model``'s weights at ``frames`` (not if that point has rows or is in flight)."""
+        if not self.wants(frames):
+            return
+        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        from ddz_env.files import write_binary
+
+        import torch
+
+        try:  # kept until the rows are written: a kill before then redoes this point on --resume
+            self.pending_dir.mkdir(exist_ok=True)
+            write_binary(self._pending_file(frames), lambda f: torch.save(
+                {"model_kwargs": model.kwargs, "state": state, "elapsed": elapsed}, f))
+        except OSError as e:
+            log.warning("the weights of the evaluation at %d frames cannot be kept (%s): a stop before it ends "
+                        "loses that point", frames, e)
+        self._submit(model.kwargs, state, frames, elapsed)
+
+    def _submit(self, model_kwargs: dict, state: dict, frames: int, elapsed: float) -> None:
         from concurrent.futures.process import BrokenProcessPool
 
         if self.pool is None:
             self.pool = self._new_pool()
         self.last_frames = frames
-        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         c = self.cfg
-        args = (eval_rows, model.kwargs, state, frames, elapsed, list(c.eval_opponents), c.eval_deals, c.eval_seed,
+        args = (eval_rows, model_kwargs, state, frames, elapsed, list(c.eval_opponents), c.eval_deals, c.eval_seed,
                 c.rules, str(self.run_dir / "replays"), c.eval_replays)
         try:
             fut = self.pool.submit(*args)
@@ -148,23 +203,26 @@ class TrainingEvaluator:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = self._new_pool()
             fut = self.pool.submit(*args)
-        self.pending.append(fut)
+        self.pending.append((frames, fut))
 
     def poll(self, wait: bool = False) -> list[dict[str, Any]]:
         """Write the rows of finished evaluations (all of them with ``wait``); returns them."""
         out = []
         still = []
-        for fut in self.pending:
+        for frames, fut in self.pending:
             if wait or fut.done():
                 try:
                     rows = fut.result()
                 except Exception as e:  # noqa: BLE001 - an evaluation failure must not kill training
                     log.warning("evaluation failed: %s: %s", type(e).__name__, e)
+                    self._pending_file(frames).unlink(missing_ok=True)
                     continue
                 self._write(rows)
+                self.done_frames.add(frames)
+                self._pending_file(frames).unlink(missing_ok=True)
                 out.extend(rows)
             else:
-                still.append(fut)
+                still.append((frames, fut))
         self.pending = still
         return out
 

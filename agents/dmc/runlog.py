@@ -160,7 +160,8 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
         return False
     with open(csv_path) as f:
         rows = list(csv.DictReader(f))
-    evals = read_rows(csv_path.parent / "eval.csv")
+    evals = sorted(read_rows(csv_path.parent / "eval.csv"),  # (a point redone after a stop comes later in the file)
+                   key=lambda r: int(r["frames"]) if str(r.get("frames", "")).isdigit() else 0)
     panels = 3 + bool(evals)
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4))
     ax1, ax2, ax4 = axes[0], axes[1], axes[-1]

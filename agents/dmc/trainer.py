@@ -248,8 +248,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     runlog.close()
     save()
     if evaluator is not None:
-        if evaluator.last_frames != frames:
-            evaluator.submit(model, frames, elapsed())  # the final weights are evaluated too
+        evaluator.submit(model, frames, elapsed())  # the final weights too (not again on a resume of a finished run)
         log.info("waiting for %d evaluation(s) to finish", len(evaluator.pending))
         evaluator.close(wait=True)
     try:  # a view, as TensorBoard: a full disk costs the picture, not the finished run
