@@ -5,16 +5,17 @@ score matrix; ``--out FILE`` writes the JSON and a PNG heatmap next to it (``FIL
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
 import sys
 import time
 
+from ddz_env.files import write_failure, write_text
 from ddz_env.rules import Rules
 
-from agents.evaluation.arena import AgentError
-from agents.evaluation.league import LeagueResult, play_league, save_heatmap
+from agents.evaluation.league import LeagueResult, LeagueStopped, play_league, save_heatmap
 
 
 def heatmap_path(out: str) -> str:
@@ -84,12 +85,23 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
     except (TypeError, ValueError) as e:
         return _fail(p.prog, f"--rules: {e}")
     t0 = time.perf_counter()
+    command = f"{p.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
     try:
         res = play_league(a.league, deals=a.deals, seed=a.seed, workers=a.workers, rules=a.rules,
                           progress=not a.no_progress and sys.stderr.isatty())
-    except AgentError as e:
-        print(f"{p.prog}: error: {e}", file=sys.stderr)
-        return 1
+    except LeagueStopped as e:  # what was played is kept: the finished pairs, marked partial, never a heatmap
+        kept = ""
+        if a.out:
+            data = e.to_json()
+            data["config"].update({"league": list(a.league), "workers": a.workers})
+            data["command"] = command
+            try:
+                write_text(a.out, json.dumps(data, indent=1))
+                kept = f"; the {len(e.pairs)} finished pair(s) are in {a.out} (marked partial)"
+            except OSError as w:
+                kept = f"; the finished pairs could not be written to {a.out}: {write_failure(w)}"
+        print(f"{p.prog}: {e.reason}{kept}", file=sys.stderr)
+        return 130 if e.interrupted else 1
     except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
         return _fail(p.prog, str(e))
     dt = time.perf_counter() - t0
@@ -100,12 +112,24 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
         data = res.to_json()
         data["config"].update({"league": list(a.league), "workers": a.workers})
         data["elapsed_s"] = round(dt, 3)
-        data["command"] = f"{p.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
-        data["png"] = png if save_heatmap(res, png) else None
-        tmp = f"{a.out}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(data, f, indent=1)
-        os.replace(tmp, a.out)
+        data["command"] = command
+        data["png"] = None
+        try:  # the JSON first, whole or not at all: a heatmap never stands without its figures
+            write_text(a.out, json.dumps(data, indent=1))
+        except OSError as e:
+            print(f"{p.prog}: error: the league's figures (printed above) could not be written to {a.out}: "
+                  f"{write_failure(e)}", file=sys.stderr)
+            return 1
+        try:
+            drawn = save_heatmap(res, png)
+            if drawn:
+                data["png"] = png
+                write_text(a.out, json.dumps(data, indent=1))
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.unlink(png)
+            print(f"{p.prog}: warning: no heatmap ({write_failure(e)}); {a.out} has every figure", file=sys.stderr)
+            return 0
         print(f"wrote {a.out}" + (f" and {png}" if data["png"] else
                                   " (no PNG heatmap: matplotlib is missing, pip install 'ddz-env[train]')"))
     return 0

@@ -51,7 +51,8 @@ import numpy as np
 from ddz_env.rules import Rules
 
 from .arena import DEFAULT_TABLES
-from .protocols import DUPLICATE_SEATINGS, _resolve, run_records
+from .arena import AgentError
+from .protocols import DUPLICATE_SEATINGS, resolve_agent, run_records
 from .stats import summarize, t95
 
 AgentSpec = Any  # a registered name, a checkpoint path, a run folder, RUN@N, or an agent object
@@ -119,10 +120,25 @@ def expand_specs(specs: Sequence[AgentSpec]) -> tuple[list[str], list[AgentSpec]
             out.append(path)
     if len(out) < 2:
         raise ValueError(f"a league needs at least two agents, got {len(out)}: {labels}")
-    twice = sorted({x for x in labels if labels.count(x) > 1})
-    if twice:
-        raise ValueError(f"agent {twice[0]!r} is named twice in the league (every agent once)")
+    seen: dict[str, str] = {}
+    for label, spec in zip(labels, out):
+        key = agent_identity(spec)
+        if key in seen:
+            same = "" if seen[key] == label else f" (as {seen[key]!r}: the same checkpoint)"
+            raise ValueError(f"agent {label!r} is named twice in the league{same}; every agent once")
+        seen[key] = label
     return labels, out
+
+
+def agent_identity(spec: AgentSpec) -> str:
+    """What makes two specs one agent: a path's checkpoint file, resolved (``RUN``, ``RUN/`` and
+    ``RUN/checkpoint.pt`` are one run); a name as it is; an object by its identity."""
+    if not isinstance(spec, (str, os.PathLike)):
+        return f"object:{id(spec)}"
+    text = os.fspath(spec)
+    if os.path.isdir(text):
+        text = os.path.join(text, "checkpoint.pt")
+    return "path:" + os.path.realpath(text) if os.path.exists(text) else "name:" + text
 
 
 # ------------------------------------------------------------------------------------------- the model
@@ -257,6 +273,34 @@ def league_from_per_deal(labels: Sequence[str], per_deal: np.ndarray, seed: int 
                         k_lo.astype(int), k_hi.astype(int), int(seed), int(bootstrap), rules)
 
 
+class LeagueStopped(Exception):
+    """A league that stopped before its last pair (Ctrl-C, a dead worker process, an agent that failed):
+    ``labels``, ``pairs`` (the pairs finished, in play order) and ``per_deal`` (their rows) are what was
+    played; :meth:`to_json` gives them, marked partial, with each finished pair's score and interval (no
+    ratings: they need every pair). ``reason`` says why, in one line; ``interrupted``: a Ctrl-C."""
+
+    def __init__(self, reason: str, labels: Sequence[str], pairs: Sequence[tuple[int, int]], per_deal: np.ndarray,
+                 total_pairs: int, seed: int, rules: str, interrupted: bool = False):
+        super().__init__(reason)
+        self.reason, self.labels, self.pairs = reason, tuple(labels), tuple(pairs)
+        self.per_deal, self.total_pairs, self.seed, self.rules = per_deal, total_pairs, seed, rules
+        self.interrupted = interrupted
+
+    def to_json(self) -> dict:
+        k = self.per_deal.shape[1] if self.per_deal.ndim == 2 else 0
+        pairs = []
+        for (i, j), row in zip(self.pairs, self.per_deal):
+            half = float(t95(k) * row.std(ddof=1) / np.sqrt(k)) if k > 1 else None
+            m = float(row.mean())
+            pairs.append({"a": self.labels[i], "b": self.labels[j], "mean_score_a": m,
+                          "score_ci95_a": None if half is None else [m - half, m + half], "deals": k,
+                          "hands": k * len(DUPLICATE_SEATINGS)})
+        return {"partial": True, "reason": self.reason, "agents": list(self.labels), "pairs_played": len(self.pairs),
+                "pairs_total": self.total_pairs, "pairs": pairs,
+                "config": {"deals": k, "seed": self.seed, "mode": "duplicate", "rules": self.rules,
+                           "seatings": list(DUPLICATE_SEATINGS)}}
+
+
 # ------------------------------------------------------------------------------------------------- play
 def _positive(name: str, x, minimum: int = 1) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
@@ -278,7 +322,7 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
     tables, bootstrap = _positive("tables", tables), _positive("bootstrap", bootstrap)
     rules = Rules.of(rules)
     labels, specs = expand_specs(specs)
-    agents = [_resolve(s) for s in specs]  # fail fast; one worker plays (copies of) these objects
+    agents = [resolve_agent(s) for s in specs]  # fail fast; one worker plays (copies of) these objects
     seat = agents if workers == 1 else specs  # several workers load the specs themselves
     pairs = pairs_of(len(labels))
     per_seating = len(DUPLICATE_SEATINGS)
@@ -291,6 +335,7 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
         if tqdm is not None:
             bar = tqdm(total=len(pairs) * deals * per_seating, unit="hand", desc="league", leave=False)
     per_deal = np.empty((len(pairs), deals))
+    p = 0
     try:
         for p, (i, j) in enumerate(pairs):
             if bar is not None:
@@ -298,6 +343,13 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
             records = run_records(seat[i], seat[j], deals, seed, "duplicate", workers, rules,
                                   bar.update if bar is not None else None, tables)
             per_deal[p] = summarize(records, DUPLICATE_SEATINGS)["per_deal_score_a"]
+    except (KeyboardInterrupt, RuntimeError, AgentError) as e:  # keep every pair that finished
+        i, j = pairs[p]
+        why = ("interrupted (Ctrl-C)" if isinstance(e, KeyboardInterrupt)
+               else f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        raise LeagueStopped(f"the league stopped in pair {p + 1} of {len(pairs)} ({labels[i]} vs {labels[j]}): {why}",
+                            labels, pairs[:p], per_deal[:p], len(pairs), seed, rules.name,
+                            isinstance(e, KeyboardInterrupt)) from e
     finally:
         if bar is not None:
             bar.close()
@@ -346,6 +398,6 @@ def save_heatmap(result: LeagueResult, path: str | os.PathLike) -> bool:
     return True
 
 
-__all__ = ["play_league", "league_from_per_deal", "LeagueResult", "expand_specs", "kept_checkpoints",
+__all__ = ["play_league", "league_from_per_deal", "LeagueResult", "LeagueStopped", "agent_identity", "expand_specs", "kept_checkpoints",
            "every_n_frames", "pairs_of", "matrix_of", "fit_ratings", "bootstrap_ratings", "ranks_of",
            "save_heatmap", "MODEL"]

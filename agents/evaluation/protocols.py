@@ -36,7 +36,7 @@ MODES = ("duplicate", "fixed-landlord")
 AgentSpec = Any  # a registered name, a checkpoint path, or an agent object
 
 
-def _resolve(spec: AgentSpec):
+def resolve_agent(spec: AgentSpec):
     """An agent object from a spec (a name or path is loaded; an object is used as is)."""
     if isinstance(spec, (str, os.PathLike)):
         return load(spec)
@@ -154,7 +154,7 @@ def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> tu
     if _CACHE.get("run") != run:  # agents load once per run and process (private copies: streams keep state)
         _CACHE.clear()
         _CACHE["run"] = run
-        _CACHE["agents"] = [as_batch_agent(copy.deepcopy(_resolve(s))) for s in (spec_a, spec_b)]
+        _CACHE["agents"] = [as_batch_agent(copy.deepcopy(resolve_agent(s))) for s in (spec_a, spec_b)]
     writer = None
     if replay_dir is not None:
         writer = ReplayWriter(replay_dir, labels, seed, mode, rules, replay_deals)
@@ -310,7 +310,7 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
             raise ValueError(f"replay_dir {os.fspath(replay_dir)!r}: {problem}")
     # fail fast, here, on an unknown name or a bad checkpoint; one worker plays with copies of these
     # objects, several workers load the specs themselves
-    agents = _resolve(a), _resolve(b)
+    agents = resolve_agent(a), resolve_agent(b)
     specs = agents if workers == 1 else (a, b)
     bar = None
     if progress:
@@ -343,4 +343,4 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     return {"config": config, **summary(records)}
 
 
-__all__ = ["evaluate", "run_records", "ReplayWriter", "ReplayWriteError", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "resolve_agent", "ReplayWriter", "ReplayWriteError", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]
