@@ -209,6 +209,9 @@ register_lazy("movescore", "agents.integrations.move_policy:MoveScoringAgent.fro
 
 #: the checkpoint of a run folder (``load("runs/demo")`` reads ``runs/demo/checkpoint.pt``)
 RUN_CHECKPOINT = "checkpoint.pt"
+#: what ``load(RUN)`` looks for in a run folder, in order: DMC's checkpoint, a library learner's policy
+#: (``agents.integrations.runner``: the ``"movescore"`` export)
+RUN_FILES = (RUN_CHECKPOINT, "policy.pt")
 
 
 def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
@@ -231,12 +234,12 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     if not isinstance(spec, (str, os.PathLike)):
         raise TypeError(f"an agent spec is a name or a checkpoint path, got {type(spec).__name__}: {spec!r}")
     path = os.fspath(spec)
-    if os.path.isdir(path):  # a run folder (as train.py --resume takes it): its checkpoint.pt
-        inner = os.path.join(path, RUN_CHECKPOINT)
-        if not os.path.isfile(inner):
-            raise FileNotFoundError(f"checkpoint {path!r} is a directory without {RUN_CHECKPOINT} (a run folder "
-                                    f"holds one; else give a checkpoint file)")
-        path = inner
+    if os.path.isdir(path):  # a run folder (as train.py --resume takes it): its checkpoint.pt or policy.pt
+        inner = [os.path.join(path, f) for f in RUN_FILES if os.path.isfile(os.path.join(path, f))]
+        if not inner:
+            raise FileNotFoundError(f"checkpoint {path!r} is a directory without {' or '.join(RUN_FILES)} (a run "
+                                    f"folder holds one; else give a checkpoint file)")
+        path = inner[0]
     if not os.path.lexists(path):
         if _looks_like_name(path):
             import difflib

@@ -86,7 +86,8 @@ class RuleAgent(BatchAgent):
     def __init__(self, bid_at: tuple[float, float, float] = (0.34, 0.37, 0.40), double_at: float = 0.62,
                  redouble_at: float = 0.62):
         """``bid_at``: the three win chances at which it bids 1, 2, 3; ``double_at``, ``redouble_at``: those at
-        which it doubles / redoubles. Each a finite number in [0, 1]; ``ValueError`` naming the argument."""
+        which it doubles / redoubles. Each a finite number (above 1: never; at most 0: always); ``ValueError``
+        naming the argument."""
         if isinstance(bid_at, (str, bytes)) or not hasattr(bid_at, "__len__") or len(bid_at) != 3:
             raise ValueError(f"RuleAgent bid_at: three win chances (bid 1, 2, 3), got {bid_at!r}")
         self.bid_at = tuple(_chance(f"bid_at[{i}]", v) for i, v in enumerate(bid_at))
@@ -224,10 +225,10 @@ class RuleAgent(BatchAgent):
 
 
 def _chance(name: str, value) -> float:
-    """A threshold: a finite real in [0, 1] (not a bool, a string or NaN), else ``ValueError`` naming it."""
+    """A threshold of a win chance: a finite real (not a bool, a string, NaN or inf), else ``ValueError`` naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"RuleAgent {name}: a win chance in [0, 1], got {value!r}")
+            or not math.isfinite(value):
+        raise ValueError(f"RuleAgent {name}: a win-chance threshold (a finite number), got {value!r}")
     return float(value)
 
 

@@ -1,4 +1,4 @@
-"""Train the DMC (DouZero-style Deep Monte-Carlo) agent.
+"""Train an agent from a config: the DMC (DouZero-style Deep Monte-Carlo) agent, or a MARL library's learner.
 
     ddz-train --config default [--set key=value ...] [--run-dir DIR]
     ddz-train --config my.yaml
@@ -10,6 +10,11 @@ run folder ``runs/<name>-<YYYYmmdd-HHMMSS>/`` gets ``config.yaml``, ``log.csv`` 
 fps, loss per network, mean score per position), ``checkpoint.pt`` (loadable with
 ``torch.load(path, weights_only=True)`` and ``agents.load(run folder or checkpoint)``) and
 ``learning_curve.png`` at the end.
+
+A config's ``algo`` key chooses the learner (:mod:`agents.runs.learners`): ``dmc`` (the default) or a MARL
+library's (``sb3``, ``tianshou``, ``torchrl``, ``rllib``: the move-scoring policy in that library, its own
+keys, :mod:`agents.integrations.runner`), e.g. ``ddz-train --config torchrl``; ``--resume RUN`` continues
+either kind.
 """
 from __future__ import annotations
 
@@ -18,12 +23,15 @@ import logging
 import sys
 from pathlib import Path
 
-from agents.dmc.config import available_configs, config_help, load_config, resume_config
+from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
 from agents.runs.folder import CheckpointWriteError, new_run_dir, resume_hint
+from agents.runs.learners import LIBRARY_SCHEMA, algo_of
 
 
 def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__, epilog=config_help(),
+    epilog = (config_help() + "\n\nA library learner's config (algo: sb3, tianshou, torchrl or rllib) has these keys "
+              "instead:\n" + LIBRARY_SCHEMA.help().split("\n", 1)[1])
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, epilog=epilog,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", metavar="NAME_OR_PATH",
                     help=f"a shipped config ({', '.join(available_configs())}) or a YAML file")
@@ -49,6 +57,20 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         print(f"{name}: error: --resume continues with the run's own config: use --set to change keys",
               file=sys.stderr)
         return 2
+    try:  # the learner: the config's algo key (a run folder's config.yaml on --resume)
+        if args.resume:
+            saved = Path(args.resume) / "config.yaml" if Path(args.resume).is_dir() else None
+            algo = algo_of(saved) if saved is not None and saved.is_file() else "dmc"
+        else:
+            algo = algo_of(config_path(args.config), args.overrides)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:  # PyYAML: the 'train' extra
+        print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' ({e})", file=sys.stderr)
+        return 2
+    if algo != "dmc":
+        return train_library(args, name)
     try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
         from agents.dmc.trainer import load_checkpoint, train
     except ImportError as e:
@@ -92,6 +114,42 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         return 1
     except KeyboardInterrupt:
         print(f"\n{name}: interrupted; {resume_hint(run_dir)}", file=sys.stderr)
+        return 130
+    return 0
+
+
+def train_library(args: argparse.Namespace, name: str) -> int:
+    """``train.py`` for a library learner's config (``algo`` other than dmc): 0, 1 (the run failed) or 2."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        from agents.integrations.runner import check_agents, check_options, learner_module, load_library_config, \
+            run_library
+
+        if args.resume:
+            run_dir = Path(args.run_dir or args.resume)
+            cfg = load_library_config(args.resume, args.overrides)
+        else:
+            cfg = LIBRARY_SCHEMA.load(args.config, args.overrides)
+            run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(cfg.name)
+        check_options(cfg, learner_module(cfg.algo))  # said now, before the run folder exists
+        check_agents(cfg)
+    except (ValueError, FileNotFoundError, ImportError) as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    from ddz_env.files import folder_problem
+
+    problem = folder_problem(run_dir)
+    if problem is not None:
+        print(f"{name}: error: run folder {run_dir}: {problem}; give a writable --run-dir", file=sys.stderr)
+        return 2
+    logging.getLogger("ddz.train").info("run folder %s (%s)", run_dir, cfg.algo)
+    try:
+        run_library(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    except ValueError as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{name}: interrupted; continue with: {name} --resume {run_dir}", file=sys.stderr)
         return 130
     return 0
 

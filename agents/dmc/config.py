@@ -27,6 +27,8 @@ class TrainConfig:
     (``--help`` lists them); ``metadata["section"]`` starts a group."""
 
     name: str = _key("dmc", "run name: the run folder is runs/<name>-<YYYYmmdd-HHMMSS>", "run")
+    algo: str = _key("dmc", "the learner (agents.runs.learners): dmc here; a library learner (sb3, tianshou, torchrl, "
+                     "rllib) has its own keys: train.py --config torchrl --help")
     seed: int = _key(0, "seed of the deals, the exploration and the initial weights")
     device: str = _key("cpu", '"cpu", "cuda" or "cuda:N": learner and actor inference')
     torch_threads: int = _key(1, "intra-op threads of each process (learner and every actor)")
@@ -93,6 +95,12 @@ class TrainConfig:
         def bad(key: str, why: str) -> ValueError:
             return ValueError(f"config key {key!r}: {why} (got {getattr(self, key)!r})")
 
+        if self.algo != "dmc":
+            from ..runs.learners import check_algo
+
+            check_algo(self.algo)
+            raise bad("algo", "'dmc' with these keys; a library learner's config has its own (train.py --config "
+                              f"{self.algo} --help)")
         for key in _FLOAT_KEYS:  # inf and nan pass every comparison below: refuse them first
             if not math.isfinite(getattr(self, key)):
                 raise bad(key, "must be a finite number")

@@ -14,8 +14,8 @@ the instance or raising ``ValueError`` naming the key. ``ConfigSchema(TheConfig,
 ``schema.path(spec)``         the YAML file of a name or path (errors list the shipped names)
 ============================  ==================================================================
 
-Types come from the field annotations: ``int``, ``float``, ``bool``, ``str``, ``list[int]`` and
-``list[str]``. ``--set`` values are parsed as YAML scalars. An unknown key, a value of the wrong
+Types come from the field annotations: ``int``, ``float``, ``bool``, ``str``, ``list[int]``,
+``list[str]`` and ``dict`` (options passed on as they are; ``--set key.option=value`` sets one). ``--set`` values are parsed as YAML scalars. An unknown key, a value of the wrong
 type or an out-of-range value raises ``ValueError`` naming the key (with a did-you-mean).
 
 The shipped configs are the top-level ``configs/`` folder of a clone, or the ``agents.configs``
@@ -74,8 +74,8 @@ def key(default: Any, help: str, section: str | None = None) -> Any:
     meta = {"help": help}
     if section:
         meta["section"] = section
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=meta)
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
     return field(default=default, metadata=meta)
 
 
@@ -141,6 +141,11 @@ class ConfigSchema:
         return ValueError(f"unknown config key {key!r}{did_you_mean(key, self.fields)}; known keys: "
                           f"{', '.join(self.fields)}")
 
+    def is_mapping(self, key: str) -> bool:
+        """Is field ``key`` a mapping of options (``dict``)?"""
+        tp = self.hints[key]
+        return tp is dict or typing.get_origin(tp) is dict
+
     def coerce(self, key: str, value: Any, from_text: bool) -> Any:
         """``value`` as the type of field ``key`` (strings from ``--set`` are parsed as YAML scalars)."""
         tp = self.hints[key]
@@ -156,6 +161,10 @@ class ConfigSchema:
             except ValueError:
                 pass
         origin = typing.get_origin(tp)
+        if self.is_mapping(key):  # options handed to a learner as they are (it checks them itself)
+            if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+                raise ValueError(f"config key {key!r}: expected a mapping of option names to values, got {value!r}")
+            return dict(check_plain(value, f"config key {key!r}"))
         if origin is list and typing.get_args(tp) == (str,):
             if isinstance(value, str):
                 value = [value]
@@ -210,6 +219,13 @@ class ConfigSchema:
                 items.append((k.strip(), v.strip(), True))
         for k, value, from_text in items:
             self.check_set(k, value)
+            head, dot, sub = k.partition(".")
+            if dot and head in self.fields and self.is_mapping(head):  # --set hp.lr=1e-3: one option
+                if not sub:
+                    raise ValueError(f"--set {k}=...: name the option after the dot")
+                parsed = load_yaml(value, f"config key {k!r}") if from_text and isinstance(value, str) else value
+                values[head] = self.coerce(head, {**values[head], sub: parsed}, False)
+                continue
             if k not in self.fields:
                 raise self.unknown_key(k)
             values[k] = self.coerce(k, value, from_text)

@@ -67,11 +67,19 @@ def test_train_without_a_config_is_an_error_listing_the_configs(cmd):
 
 
 def test_train_help_lists_every_key_with_its_default_and_meaning():
+    from agents.runs.learners import LIBRARY_SCHEMA, LibraryConfig
+
     p = run("train.py", "--help")
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    defaults = TrainConfig().to_dict()
-    for f in dataclasses.fields(TrainConfig):
+    dmc_part, library_part = p.stdout.split("A library learner's config")
+    for cls, text in ((TrainConfig, dmc_part), (LibraryConfig, library_part)):
+        check_keys_shown(cls, text.splitlines())
+    assert config_help() in p.stdout and LIBRARY_SCHEMA.help().split("\n", 1)[1] in p.stdout
+
+
+def check_keys_shown(cls, lines):
+    defaults = cls().to_dict()
+    for f in dataclasses.fields(cls):
         meaning = f.metadata.get("help", "")
         assert meaning and "\n" not in meaning, f"config key {f.name!r} has no one-line meaning"
         row = [ln for ln in lines if ln.split()[:1] == [f.name]]
@@ -80,7 +88,6 @@ def test_train_help_lists_every_key_with_its_default_and_meaning():
             else (f"[{', '.join(map(str, defaults[f.name]))}]" if isinstance(defaults[f.name], list)
                   else str(defaults[f.name]))
         assert f" {shown} " in row[0] and row[0].rstrip().endswith(meaning), row[0]
-    assert config_help() in p.stdout
 
 
 def test_the_shipped_configs_name_only_known_keys():

@@ -111,9 +111,9 @@ def test_a_dmc_checkpoint_whose_stored_config_expands_is_refused_by_resume(tmp_p
 @pytest.mark.parametrize("config, words", [
     ({"bid_at": "abc"}, "bid_at: three win chances"),
     ({"bid_at": [0.3, 0.4]}, "bid_at: three win chances"),
-    ({"double_at": float("nan")}, "double_at: a win chance in [0, 1], got nan"),
-    ({"redouble_at": True}, "redouble_at: a win chance"),
-    ({"bid_at": [0.3, 0.4, 7]}, "bid_at[2]: a win chance"),
+    ({"double_at": float("nan")}, "double_at: a win-chance threshold (a finite number), got nan"),
+    ({"redouble_at": True}, "redouble_at: a win-chance threshold"),
+    ({"bid_at": [0.3, 0.4, float("inf")]}, "bid_at[2]: a win-chance threshold"),
 ])
 @needs("torch", "train")
 def test_rule_checkpoint_thresholds_are_checked_at_load(tmp_path, config, words):

@@ -1,0 +1,161 @@
+"""A library learner's run folder, as DMC's: ``train.py --config sb3`` (any config whose ``algo`` names a
+library learner, :mod:`agents.runs.learners`) lands here.
+
+The learner's ``train(seconds, run_dir, ...)`` trains to a time and writes its resumable state and its
+policy (``policy.pt``, the ``"movescore"`` export) into the run folder; it resumes from that state. So the
+run is a series of segments, each ``train`` call resuming the last up to the next evaluation time:
+
+* ``config.yaml``: the :class:`~agents.runs.learners.LibraryConfig` (``--resume RUN`` reads it back);
+* ``log.csv``: one row per segment (training seconds, the learner's steps, CPU seconds);
+* ``eval.csv``: after each segment (``eval_every_seconds``; always at the end) the policy against each of
+  ``eval_opponents`` in duplicate on ``eval_deals`` deals of ``eval_seed``, DMC's columns (``frames`` holds
+  the learner's steps); ``python -m agents.cli.compare`` and the learning curve read it as DMC's;
+* ``policy.pt``: what ``agents.load(RUN)`` and ``evaluate.py --a RUN`` seat.
+
+Evaluation time is not training time: each segment's ``seconds`` is the learner's own count (kept in its
+state across resumes), so ``max_seconds`` is training alone.
+"""
+from __future__ import annotations
+
+import csv
+import importlib
+import inspect
+import logging
+import os
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+from ddz_env.files import write_text
+
+from ..runs.config import did_you_mean, yaml_module
+from ..runs.learners import ALGOS, LIBRARY_SCHEMA, LibraryConfig
+
+log = logging.getLogger("ddz.train")
+POLICY = "policy.pt"
+LOG_FIELDS = ("segment", "train_seconds", "steps", "cpu_seconds", "wall_seconds")
+EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi")
+
+
+def learner_module(algo: str):
+    """The module of a library learner (``ImportError`` naming the extra that brings its library)."""
+    module = ALGOS[algo][0]
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        extra = "rllib" if algo == "rllib" else "marl"
+        raise ImportError(f"learner {algo!r} needs its library: pip install 'ddz-env[{extra}]' ({e})") from None
+
+
+def check_options(cfg: LibraryConfig, module) -> None:
+    """``ValueError`` for an option the learner does not take (did-you-mean), before anything starts."""
+    known = getattr(module, "DEFAULTS", None)
+    if known is None:
+        params = inspect.signature(module.train).parameters
+        known = {k for k, p in params.items() if p.kind == p.KEYWORD_ONLY} - {"seed", "resume", "progress"}
+    for k in cfg.options:
+        if k not in known:
+            raise ValueError(f"config key 'options': {cfg.algo} has no option {k!r}{did_you_mean(k, known)}; its "
+                             f"options: {', '.join(sorted(known))}")
+
+
+def check_agents(cfg: LibraryConfig) -> None:
+    """Every evaluation opponent loads (a mistyped one is said before the run folder exists)."""
+    from ..loader import load
+
+    for spec in cfg.eval_opponents:
+        try:
+            load(spec)
+        except (ValueError, FileNotFoundError, ImportError, TypeError) as e:
+            raise ValueError(f"config key 'eval_opponents': {e}") from None
+
+
+def load_library_config(run_dir: str | os.PathLike, overrides: list[str] | None = None) -> LibraryConfig:
+    """The config of a library run folder (its ``config.yaml``) with ``--set`` overrides (not ``algo``)."""
+    p = Path(run_dir) / "config.yaml"
+    if not p.is_file():
+        raise FileNotFoundError(f"{run_dir}: no config.yaml (not a run folder of train.py)")
+    from ..runs.config import load_yaml
+
+    saved = load_yaml(p.read_text(), f"config {str(p)!r}")
+    return LIBRARY_SCHEMA.resume(saved, overrides)
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _append(path: Path, fields: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def evaluate_policy(cfg: LibraryConfig, policy: Path, steps: int, seconds: float) -> list[dict[str, Any]]:
+    """The policy against each evaluation opponent, duplicate: ``eval.csv``'s rows."""
+    from ..evaluation.protocols import evaluate
+
+    rows = []
+    for opp in cfg.eval_opponents:
+        a = evaluate(str(policy), opp, deals=cfg.eval_deals, seed=cfg.eval_seed)["A"]
+        lo, hi = a["score_ci95"]
+        rows.append({"frames": steps, "time_s": round(seconds, 1), "opponent": opp, "mode": "duplicate",
+                     "deals": cfg.eval_deals, "score": round(a["mean_score"], 5), "ci_lo": round(lo, 5),
+                     "ci_hi": round(hi, 5)})
+        log.info("eval at %d steps vs %s: %+.3f [%+.3f, %+.3f] per hand", steps, opp, a["mean_score"], lo, hi)
+    return rows
+
+
+def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = False, progress: bool = True) -> Path:
+    """Train ``cfg``'s library learner into ``run_dir`` (see the module doc); the policy's path.
+
+    ``resume``: continue the run in ``run_dir`` (its learner state; evaluations already in ``eval.csv`` are
+    not done again). ``ValueError`` for an option the learner does not take or an evaluation opponent that
+    does not load, before the run folder is made."""
+    module = learner_module(cfg.algo)
+    check_options(cfg, module)
+    check_agents(cfg)
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_text(run_dir / "config.yaml", yaml_module().safe_dump(cfg.to_dict(), sort_keys=False))
+    logged = _read(run_dir / "log.csv") if resume else []
+    evaluated = {int(r["frames"]) for r in _read(run_dir / "eval.csv")} if resume else set()
+    if not resume:
+        for name in ("log.csv", "eval.csv"):
+            (run_dir / name).unlink(missing_ok=True)
+    done = float(logged[-1]["train_seconds"]) if logged else 0.0
+    every = cfg.eval_every_seconds or cfg.max_seconds
+    first = not resume
+    while True:
+        target = min(cfg.max_seconds, (int(done // every) + 1) * every) if done < cfg.max_seconds else cfg.max_seconds
+        cpu0, t0 = _cpu(), time.perf_counter()
+        out = module.train(target, str(run_dir), seed=cfg.seed, resume=not first, progress=progress, **cfg.options)
+        first = False
+        steps = int(out.get("steps", 0))
+        done = target  # (the learner trained to it: its own count of seconds, kept across resumes)
+        _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
+                                                   "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
+                                                   "wall_seconds": round(time.perf_counter() - t0, 1)}])
+        logged.append({"train_seconds": done})
+        policy = Path(out.get("policy") or run_dir / POLICY)
+        if steps not in evaluated:
+            _append(run_dir / "eval.csv", EVAL_FIELDS, evaluate_policy(cfg, policy, steps, done))
+            evaluated.add(steps)
+        if done >= cfg.max_seconds:
+            log.info("done: %s, %d steps in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done, policy)
+            return policy
+
+
+__all__ = ["run_library", "evaluate_policy", "load_library_config", "learner_module", "check_options", "POLICY"]

@@ -1,0 +1,104 @@
+"""The one seam where ``train.py`` chooses a learner: a config's ``algo`` key.
+
+==============  =========================================================  ==================================
+``algo``        learner                                                    config
+==============  =========================================================  ==================================
+``dmc``         our DouZero-style Deep Monte-Carlo trainer (the default)   ``agents.dmc.config.TrainConfig``
+``sb3``         sb3-contrib's MaskablePPO, one seat                        :class:`LibraryConfig`
+``tianshou``    Tianshou's PPO, one seat                                   :class:`LibraryConfig`
+``torchrl``     TorchRL's PPO, self-play (all three seats learn)            :class:`LibraryConfig`
+``rllib``       RLlib's PPO (new API stack), self-play                      :class:`LibraryConfig`
+==============  =========================================================  ==================================
+
+A library learner is a module of ``agents.integrations`` with ``train(seconds, run_dir, *, seed, resume,
+progress, **options) -> dict`` (the move-scoring policy in that library's idiom; its checkpoints in the run
+folder, resumable; its final policy as ``policy.pt`` in the ``"movescore"`` export format) and, for the
+options it takes, a ``DEFAULTS`` dict. :mod:`agents.integrations.runner` runs it in a run folder like DMC's
+(``config.yaml``, ``log.csv``, ``eval.csv`` with periodic evaluation, the policy ``agents.load`` seats).
+A library learner's config is :class:`LibraryConfig`: the run's keys, and ``options`` handed to its
+``train`` as they are (``--set options.lr=1e-3``; its ``DEFAULTS`` name them).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigSchema, did_you_mean, load_yaml
+from .config import key as _key
+
+#: algo -> (the module that trains it, what it is)
+ALGOS: dict[str, tuple[str, str]] = {
+    "dmc": ("agents.dmc.trainer", "DMC (Deep Monte-Carlo), ours"),
+    "sb3": ("agents.integrations.sb3_policy", "sb3-contrib MaskablePPO, one seat"),
+    "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
+    "torchrl": ("agents.integrations.torchrl_modules", "TorchRL PPO, self-play"),
+    "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
+}
+DEFAULT_ALGO = "dmc"
+
+
+def check_algo(algo: Any) -> str:
+    """``algo`` if it names a learner, else ``ValueError`` with a did-you-mean."""
+    if not isinstance(algo, str) or algo not in ALGOS:
+        raise ValueError(f"config key 'algo': unknown learner {algo!r}{did_you_mean(str(algo), ALGOS)}; the "
+                         f"learners are {', '.join(ALGOS)}")
+    return algo
+
+
+def algo_of(data: Any, overrides: list[str] | None = None) -> str:
+    """The learner a config's data (a dict, or a YAML file's path) and ``--set`` overrides choose."""
+    if isinstance(data, (str, Path)):
+        p = Path(data)
+        data = load_yaml(p.read_text(), f"config {str(p)!r}") if p.is_file() else {}
+    algo = (data or {}).get("algo", DEFAULT_ALGO) if isinstance(data, dict) else DEFAULT_ALGO
+    for text in overrides or []:
+        k, sep, v = text.partition("=")
+        if sep and k.strip() == "algo":
+            algo = load_yaml(v.strip(), "config key 'algo'")
+    return check_algo(algo)
+
+
+@dataclass
+class LibraryConfig:
+    """A library learner's run. ``options`` go to its ``train`` as they are."""
+
+    name: str = _key("library", "run name: the run folder is runs/<name>-<YYYYmmdd-HHMMSS>", "run")
+    algo: str = _key("torchrl", f"the learner: {', '.join(a for a in ALGOS if a != 'dmc')} (dmc has its own keys)")
+    seed: int = _key(0, "seed of the learner (its deals, its initial weights)")
+    max_seconds: float = _key(600.0, "wall time of training, the run's sessions together (evaluations not counted)",
+                              "learner")
+    options: dict = _key({}, "the learner's options (its train()'s DEFAULTS: learning rate, batch, self-play...)")
+    eval_every_seconds: float = _key(0.0, "seconds of training between evaluations of the policy (eval.csv); 0: "
+                                     "only at the end", "evaluation")
+    eval_deals: int = _key(100, "seeded deals per evaluation (duplicate, x6 hands)")
+    eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
+    eval_opponents: list[str] = _key(["random", "rule"], "evaluation opponents (agents.load specs)")
+
+    def validate(self) -> "LibraryConfig":
+        def bad(key: str, why: str) -> ValueError:
+            return ValueError(f"config key {key!r}: {why} (got {getattr(self, key)!r})")
+
+        check_algo(self.algo)
+        if self.algo == "dmc":
+            raise bad("algo", "a library learner; algo 'dmc' takes the DMC config (train.py --help lists its keys)")
+        if not self.name or any(c in self.name for c in "/\\ ") or not self.name.isprintable() or len(self.name) > 100:
+            raise bad("name", "a non-empty printable name of at most 100 characters, without slashes or spaces")
+        for k in ("seed", "eval_seed"):
+            if not 0 <= getattr(self, k) < 2**32:
+                raise bad(k, "must be in [0, 2**32)")
+        if not 0 < self.max_seconds < float("inf"):
+            raise bad("max_seconds", "must be a positive number of seconds")
+        if not 0 <= self.eval_every_seconds < float("inf"):
+            raise bad("eval_every_seconds", "must be >= 0 (0: only at the end)")
+        if not 1 <= self.eval_deals <= 1_000_000:
+            raise bad("eval_deals", "must be in 1 .. 1,000,000")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+LIBRARY_SCHEMA = ConfigSchema(LibraryConfig, resume_fixed=("algo",))
+
+__all__ = ["ALGOS", "DEFAULT_ALGO", "LibraryConfig", "LIBRARY_SCHEMA", "algo_of", "check_algo"]

@@ -1,0 +1,100 @@
+"""The ``algo`` seam of train.py (agents/runs/learners.py, agents/integrations/runner.py): a config chooses
+its learner; a library learner runs in a run folder like DMC's (config.yaml, log.csv, eval.csv at each
+evaluation time, the policy that agents.load seats) and resumes it. A test learner (tests/helpers/
+fake_learner.py) stands in for the libraries here; tests/integrations run the real ones."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from common import needs_torch
+
+pytestmark = needs_torch
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    import fake_learner
+
+    from agents.runs import learners
+
+    monkeypatch.setitem(learners.ALGOS, "fake", ("fake_learner", "a test learner"))
+    fake_learner.CALLS.clear()
+    return fake_learner
+
+
+def write_config(tmp_path, **keys) -> str:
+    import yaml
+
+    path = tmp_path / "fake.yaml"
+    path.write_text(yaml.safe_dump({"algo": "fake", "name": "fake", "eval_deals": 2, "eval_opponents": ["random"],
+                                    **keys}))
+    return str(path)
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_path, fake):
+    import agents
+    from agents.cli.train import main
+
+    cfg = write_config(tmp_path, max_seconds=3.0, eval_every_seconds=1.0)
+    run_dir = tmp_path / "run"
+    assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress", "--set", "options.width=4"]) == 0
+    assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(1.0, False), (2.0, True), (3.0, True)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300]
+    assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [1.0, 2.0, 3.0]
+    agent = agents.load(str(run_dir))  # the run folder seats its policy
+    assert agent.name == "movescore:fake" and agent.policy.kwargs["state_layers"] == [4]
+    # --resume with more time: on from its state, no point evaluated twice
+    fake.CALLS.clear()
+    assert main(["--resume", str(run_dir), "--set", "max_seconds=4", "--no-progress"]) == 0
+    assert [(c["seconds"], c["resume"], c["start"]["steps"]) for c in fake.CALLS] == [(4.0, True, 300)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300, 400]
+
+
+def test_an_interrupted_run_resumes_where_its_log_ends(tmp_path, fake, capsys):
+    from agents.cli.train import main
+
+    cfg = write_config(tmp_path, max_seconds=3.0, eval_every_seconds=1.0, options={"fail_at": 2.0})
+    run_dir = tmp_path / "run"
+    assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 130
+    assert f"--resume {run_dir}" in capsys.readouterr().err
+    fake.CALLS.clear()
+    assert main(["--resume", str(run_dir), "--set", "options.fail_at=null", "--no-progress"]) == 0
+    assert [(c["seconds"], c["start"]["seconds"]) for c in fake.CALLS] == [(2.0, 1.0), (3.0, 2.0)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300]
+
+
+@pytest.mark.parametrize("sets, words", [
+    (["options.widht=3"], "fake has no option 'widht' (did you mean 'width'?)"),
+    (["eval_opponents=[rul]"], "config key 'eval_opponents': unknown agent 'rul'"),
+    (["algo=torchrll"], "unknown learner 'torchrll' (did you mean 'torchrl'?)"),
+    (["max_seconds=0"], "config key 'max_seconds'"),
+    (["options=3"], "config key 'options': expected a mapping"),
+    (["algo=dmc", "options.width=3"], "unknown config key 'options.width'"),
+])
+def test_bad_learner_configs_are_refused_before_the_run_folder_exists(tmp_path, fake, capsys, sets, words):
+    from agents.cli.train import main
+
+    args = ["--config", write_config(tmp_path), "--run-dir", str(tmp_path / "run"), "--no-progress"]
+    for s in sets:
+        args += ["--set", s]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_dmc_config_names_its_algo_and_refuses_a_library_one(tmp_path):
+    from agents.dmc.config import load_config
+
+    from common import SMOKE
+
+    assert load_config(SMOKE).algo == "dmc"
+    with pytest.raises(ValueError, match="'dmc' with these keys; a library learner's config has its own"):
+        load_config(SMOKE, {"algo": "torchrl"})
