@@ -284,8 +284,8 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
         raise ValueError(f"sb3 model {where}: policy.pth is not a state dict of tensors")
     weights = {k[len(PREFIX):]: v for k, v in state.items() if k.startswith(PREFIX)}
     if not weights or TEMPERATURE_KEY not in state:
-        raise ValueError(f"sb3 model {where}: not a MoveScoringSB3Policy (policy.pth holds "
-                         f"{', '.join(sorted(state)[:3]) or 'nothing'}...; e.g. an MlpPolicy)")
+        raise ValueError(f"sb3 model {where}: not a MoveScoringSB3Policy (its policy.pth holds "
+                         f"{', '.join(sorted(state)[:3]) or 'nothing'}...: another policy class, such as MlpPolicy)")
     try:
         kwargs = {"state_layers": _layer_rows(weights, r"nets\.0\.state\.(\d+)\.weight"),
                   "head_layers": [int(weights["nets.0.head_state.weight"].shape[0])]
@@ -315,7 +315,7 @@ POLICY_FILE = "policy.pt"
 
 
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
-          opponents: Any = "rule", reward_scale: float = 0.05, init: Any = None,
+          opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 8, n_steps: int = 64, batch_size: int = 128, n_epochs: int = 4, learning_rate: float = 3e-4,
           gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, checkpoint_seconds: float = 120.0,
