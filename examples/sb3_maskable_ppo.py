@@ -1,7 +1,7 @@
 """Stable-Baselines3 / sb3-contrib: MaskablePPO with the move-scoring policy on one seat of Dou Dizhu.
 
     pip install -e ".[marl]"        # or: pip install sb3-contrib
-    python examples/sb3_maskable_ppo.py [--steps 20000] [--opponents rule] [--init pretrained]
+    python examples/sb3_maskable_ppo.py [--steps 20000] [--opponents random,rule] [--init pretrained]
 
 ``MaskablePPO(MoveScoringSB3Policy, env)``: the policy scores each legal move from its own features
 (``agents.integrations.move_policy``), and MaskablePPO reads the legal set from the seat env's
@@ -22,7 +22,7 @@ import os
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=8192, help="training timesteps (learning-seat decisions)")
-    p.add_argument("--opponents", default="rule", help="agents.load spec(s) for the other seats, comma-separated")
+    p.add_argument("--opponents", default="random,rule", help="agents.load spec(s) for the other seats, comma-separated")
     p.add_argument("--init", default=None, help="start from a DMC checkpoint ('pretrained'); default: from scratch")
     p.add_argument("--envs", type=int, default=8, help="seat envs stepped together (one batched policy call)")
     p.add_argument("--eval-deals", type=int, default=20, help="seeded deals (6 seatings each) before and after")

@@ -341,6 +341,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     from .seat_env import DouDizhuSeatEnv
 
+    wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(threads))
     run_dir = os.fspath(run_dir)
     os.makedirs(run_dir, exist_ok=True)
@@ -364,11 +365,16 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     model = MaskablePPO(MoveScoringSB3Policy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
                         learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=ent_coef,
                         policy_kwargs=policy_kwargs, seed=seed + done["steps"], device="cpu", verbose=0)
+    # (a resumed run is seeded with seed + its steps so far: it deals new hands, not the first run's again)
     if resumed:
         model.set_parameters(zip_path, exact_match=True, device="cpu")
         model.num_timesteps = int(done["steps"])
-    wall0, cpu0 = time.time(), time.process_time()
-    info = {"opponents": opps, "reward_scale": reward_scale, "seed": seed}
+    # plain facts only in the export (agents.load reads it weights-only): an agent object by its repr
+    config = {"opponents": [os.fspath(o) if isinstance(o, (str, os.PathLike)) else repr(o) for o in opps],
+              "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
+              "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs, "learning_rate": learning_rate,
+              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef}
+    info = {"config": config, "seed": seed}
 
     def totals() -> dict:
         return {"steps": int(model.num_timesteps), "wall_seconds": done["wall_seconds"] + time.time() - wall0,
@@ -395,10 +401,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
             if progress and now - self.shown >= progress_seconds:
                 t = totals()
                 rate = (model.num_timesteps - self.shown_steps) / (now - self.shown)
-                recent = [e["r"] for e in model.ep_info_buffer]
-                mean = f"{np.mean(recent) / reward_scale:+.2f}" if recent else "n/a"
-                print(f"sb3: {t['steps']} steps, {t['wall_seconds']:.0f} s, {rate:.0f} steps/s, "
-                      f"mean score of the last {len(recent)} hands {mean}", flush=True)
+                recent = [e["r"] for e in model.ep_info_buffer]  # Monitor's returns of the last 100 hands
+                mean = (f"mean return {np.mean(recent):+.3f} (score {np.mean(recent) / reward_scale:+.2f}) of the "
+                        f"last {len(recent)} hands") if recent else "no hand finished yet"
+                print(f"sb3: {t['steps']} steps, {t['wall_seconds']:.0f} s, {rate:.0f} steps/s, {mean}", flush=True)
                 self.shown, self.shown_steps = now, model.num_timesteps
             return totals()["wall_seconds"] < seconds
 

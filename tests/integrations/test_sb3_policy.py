@@ -245,6 +245,28 @@ def test_sb3_zip_keeps_layers_and_temperature_without_its_pickled_data(tmp_path)
         "state_layers": [48, 24], "head_layers": [40, 20, 10], "hand_after": False, "temperature": 0.3}
 
 
+def test_sb3_zip_spec_needs_no_sb3_contrib(trained):
+    """Reading a zip needs torch alone: with sb3_contrib unimportable, sb3:PATH still seats the policy
+    and building the policy class says what to install."""
+    import subprocess
+    import sys
+
+    _, _, zip_path = trained
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import sys; sys.modules['sb3_contrib'] = None\n"
+            "import agents\n"
+            f"print(agents.load({f'sb3:{zip_path}'!r}).name)\n"
+            "from gymnasium.spaces import Box, Discrete\n"
+            "from agents.integrations.sb3_policy import MoveScoringSB3Policy\n"
+            "try:\n    MoveScoringSB3Policy(Box(0, 1, (29, 4, 15)), Discrete(24648), lambda _: 1e-3)\n"
+            "except ImportError as e:\n    print(e)\n")
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "movescore:sb3" and "pip install sb3-contrib" in lines[1], out.stdout
+
+
 def _zip_with(path, **members):
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in members.items():
