@@ -24,6 +24,8 @@ def main(argv=None) -> dict:
     p.add_argument("--steps", type=int, default=8192, help="training timesteps (learning-seat decisions)")
     p.add_argument("--opponents", default="random,rule", help="agents.load spec(s) for the other seats, comma-separated")
     p.add_argument("--init", default=None, help="start from a DMC checkpoint ('pretrained'); default: from scratch")
+    p.add_argument("--lr", type=float, default=None,
+                   help="learning rate (default 3e-4; 3e-5 with --init: its logits are Q / 0.05)")
     p.add_argument("--envs", type=int, default=8, help="seat envs stepped together (one batched policy call)")
     p.add_argument("--eval-deals", type=int, default=20, help="seeded deals (6 seatings each) before and after")
     p.add_argument("--out", default=os.path.join("runs", "sb3_maskable_ppo"), help="folder for policy.pt, model.zip")
@@ -49,7 +51,8 @@ def main(argv=None) -> dict:
 
     env = DummyVecEnv([seat_env(opponents[i % len(opponents)]) for i in range(args.envs)])
     policy_kwargs = {"init": args.init} if args.init else {"state_layers": [256], "head_layers": [128]}
-    model = MaskablePPO(MoveScoringSB3Policy, env, n_steps=64, batch_size=128, n_epochs=4, learning_rate=3e-4,
+    lr = args.lr if args.lr is not None else 3e-5 if args.init else 3e-4
+    model = MaskablePPO(MoveScoringSB3Policy, env, n_steps=64, batch_size=128, n_epochs=4, learning_rate=lr,
                         gamma=1.0, ent_coef=0.01, policy_kwargs=policy_kwargs, seed=args.seed, device="cpu")
 
     def score(agent, baseline: str) -> float:
