@@ -291,10 +291,14 @@ def test_sb3_maskable_ppo_trains_on_seat_env(one_thread):
 
 
 @pytest.mark.integration
-def test_sb3_example_runs(one_thread):
+def test_sb3_example_runs(one_thread, tmp_path):
     pytest.importorskip("sb3_contrib")
-    out = load_example("sb3_maskable_ppo").main(["--steps", "256", "--eval-hands", "3"])
-    assert out["model"]._n_updates >= 1
+    out = load_example("sb3_maskable_ppo").main(["--steps", "512", "--envs", "4", "--eval-deals", "2",
+                                                  "--out", str(tmp_path)])
+    assert out["model"]._n_updates >= 1 and out["model"].num_timesteps >= 512
+    assert set(out["before"]) == set(out["after"]) == {"rule", "random"}
+    assert out["agent"].steps == out["model"].num_timesteps  # the saved policy, seated by agents.load
+    assert os.path.isfile(out["policy"]) and os.path.isfile(out["zip"])
 
 
 # ----------------------------------------------------------------------------- PettingZoo-level recorder

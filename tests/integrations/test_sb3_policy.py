@@ -1,0 +1,337 @@
+"""The sb3-contrib adapter of the move-scoring policy (``agents.integrations.sb3_policy``).
+
+``MaskablePPO(MoveScoringSB3Policy, env)`` on the single-seat env: every action legal, updates run,
+its log-probabilities, entropies and values are the move-scoring policy's (and sb3-contrib's own
+``MaskableCategorical`` agrees), it learns against random seats, its export and its zip (``sb3:PATH``)
+seat as agents, bad files give one-line errors, and ``train`` checkpoints and resumes.
+The tests that train are marked ``integration``.
+"""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+
+import gymnasium
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib.common.maskable.distributions import MaskableCategorical  # noqa: E402
+from stable_baselines3.common.monitor import Monitor  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
+
+import agents  # noqa: E402
+from agents.evaluation.protocols import evaluate  # noqa: E402
+from agents.integrations.move_policy import MoveScoringAgent, MoveScoringPolicy, load_policy  # noqa: E402
+from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy, policy_from_zip, train  # noqa: E402
+from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
+
+SMALL = {"state_layers": [64], "head_layers": [32]}
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """torch on one thread (a shared CPU; small nets): restored afterwards."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+class Legal(gymnasium.Wrapper):
+    """Counts steps and hands; every action must be legal, every return the seat's scaled score."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.steps = self.hands = 0
+        self.ret = 0.0
+
+    def reset(self, **kwargs):
+        self.ret = 0.0
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        assert self.env.unwrapped.action_masks()[int(action)], "an illegal action was taken"
+        obs, r, term, trunc, info = self.env.step(action)
+        self.steps += 1
+        self.ret += r
+        if term:
+            assert self.ret == pytest.approx(info["score"] * self.env.unwrapped.aec.reward_scale)
+            self.hands += 1
+        return obs, r, term, trunc, info
+
+
+def vec_env(opponents="random", n=4, wrap=lambda e: e):
+    return DummyVecEnv([lambda: Monitor(wrap(DouDizhuSeatEnv(opponents=opponents, reward_scale=0.05)))
+                        for _ in range(n)])
+
+
+def model_of(env, seed=0, **policy_kwargs):
+    return MaskablePPO(MoveScoringSB3Policy, env, n_steps=32, batch_size=64, n_epochs=2, gamma=1.0, seed=seed,
+                       device="cpu", policy_kwargs=policy_kwargs or SMALL)
+
+
+def decisions(hands=6, seed=0):
+    """(obs int8 (N, 29, 4, 15), masks bool (N, 24648)) of a learning seat's decisions in random hands
+    (bidding and play, every seat)."""
+    env = DouDizhuSeatEnv(opponents="random")
+    rng = np.random.default_rng(seed)
+    obs_list, masks = [], []
+    for h in range(hands):
+        obs, _ = env.reset(seed=seed + h)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            obs_list.append(obs)
+            masks.append(mask)
+            obs, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+    return np.stack(obs_list), np.stack(masks)
+
+
+# ----------------------------------------------------------------------------- the policy class
+@pytest.mark.integration
+def test_maskable_ppo_with_the_policy_takes_legal_actions_and_updates():
+    envs = []
+
+    def wrap(e):
+        envs.append(Legal(e))
+        return envs[-1]
+
+    model = model_of(vec_env(wrap=wrap))
+    before = {k: v.clone() for k, v in model.policy.move_policy.state_dict().items()}
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256 and model._n_updates == 2 * 2
+    assert sum(e.steps for e in envs) >= 256 and sum(e.hands for e in envs) >= 4
+    changed = [k for k, v in model.policy.move_policy.state_dict().items() if not torch.equal(v, before[k])]
+    assert any(k.startswith("nets.") for k in changed) and any(k.startswith("values.") for k in changed)
+    assert all(np.isfinite(v) for k, v in model.logger.name_to_value.items() if k.startswith("train/"))
+
+
+def test_log_probs_entropy_and_values_are_the_move_scoring_policys():
+    obs, masks = decisions()
+    model = model_of(vec_env(n=1), temperature=0.7, **SMALL)
+    policy = model.policy
+    move = policy.move_policy
+    x = torch.as_tensor(obs).float()  # as the rollout buffer hands them back
+    m = torch.as_tensor(masks, dtype=torch.float32)
+    logits, value = move(x, m)  # the scorer directly: -inf at illegal ids
+    logp = torch.log_softmax(logits, dim=1)
+    rows, ids = m.nonzero(as_tuple=True)
+    with torch.no_grad():
+        dist = policy.get_distribution(x, masks)  # numpy bool masks, as the envs give them
+        assert torch.allclose(dist.log_p, logp[rows, ids], atol=1e-5)
+        # legal actions' log-probabilities (the first, second... of each row), through evaluate_actions as
+        # MaskablePPO's update calls it
+        for k in range(4):
+            pick = torch.tensor([ids[rows == b][min(k, int((rows == b).sum()) - 1)] for b in range(len(x))])
+            values, lp, ent = policy.evaluate_actions(x, pick, action_masks=m)
+            assert torch.allclose(lp, logp[torch.arange(len(x)), pick], atol=1e-5)
+        # sb3-contrib's own masked categorical over the dense logits gives the same numbers
+        ref = MaskableCategorical(logits=torch.where(m.bool(), logits, torch.zeros(())), masks=m.bool())
+        assert torch.allclose(lp, ref.log_prob(pick), atol=1e-5)
+        assert torch.allclose(ent, ref.entropy(), atol=1e-5)
+        assert torch.allclose(values.squeeze(1), value, atol=1e-6)
+        assert torch.allclose(policy.predict_values(torch.as_tensor(obs)).squeeze(1), move.value(x), atol=1e-6)
+        actions, v, lp = policy(torch.as_tensor(obs), deterministic=True, action_masks=masks)
+    assert actions.shape == (len(obs),) and v.shape == (len(obs), 1) and masks[np.arange(len(obs)), actions].all()
+    assert torch.allclose(lp, logp[torch.arange(len(x)), actions], atol=1e-5)
+    # deterministic = the highest logit, as the exported agent plays (first of ties)
+    assert torch.equal(actions, logits.argmax(dim=1))
+    one, _ = model.predict(obs[3], action_masks=masks[3], deterministic=True)
+    assert int(one) == int(actions[3])
+
+
+def test_sampling_follows_the_policys_probabilities():
+    obs, masks = decisions(hands=1)
+    row = int(np.argmax(masks.sum(1)))  # the decision with the most legal moves
+    policy = model_of(vec_env(n=1), **SMALL).policy
+    x = torch.as_tensor(obs[[row] * 4000])
+    torch.manual_seed(0)
+    with torch.no_grad():
+        dist = policy.get_distribution(x, masks[[row] * 4000])
+        drawn = dist.get_actions(deterministic=False).numpy()
+        legal = np.flatnonzero(masks[row])
+        p = torch.softmax(policy.move_policy(x[:1], masks[row:row + 1])[0][0, legal], 0).numpy()
+    assert masks[row, drawn].all()
+    freq = (drawn[:, None] == legal[None]).mean(0)
+    assert np.abs(freq - p).max() < 0.03, (freq, p)
+
+
+def test_policy_needs_masks_and_this_envs_spaces():
+    obs, masks = decisions(hands=1)
+    model = model_of(vec_env(n=1))
+    with pytest.raises(ValueError, match="needs action_masks"):
+        model.predict(obs[0])
+    with pytest.raises(ValueError, match="not legal"):
+        model.policy.evaluate_actions(torch.as_tensor(obs[:1]), torch.tensor([np.flatnonzero(~masks[0])[0]]),
+                                      action_masks=masks[:1])
+    with pytest.raises(ValueError, match="plays Dou Dizhu"):
+        MaskablePPO(MoveScoringSB3Policy, "CartPole-v1", device="cpu")
+
+
+def test_init_pretrained_starts_from_the_dmc_agent():
+    policy = model_of(vec_env(n=1), init="pretrained").policy
+    ref = MoveScoringPolicy.from_dmc("pretrained")
+    assert policy.move_policy.kwargs == ref.kwargs and policy.move_policy.temperature == 0.05
+    assert all(torch.equal(v, ref.state_dict()[k]) for k, v in policy.move_policy.state_dict().items())
+    with pytest.raises(ValueError, match="state_layers"):
+        model_of(vec_env(n=1), init="pretrained", state_layers=[64])
+
+
+# ----------------------------------------------------------------------------- learning
+@pytest.mark.integration
+def test_learns_against_random_seats():
+    """From scratch against two random seats: on the same seeded duplicate deals, the greedy policy
+    scores more per hand after a short run than before (measured: see the assertion's comment)."""
+    model = MaskablePPO(MoveScoringSB3Policy, vec_env("random", n=8), n_steps=64, batch_size=128, n_epochs=4,
+                        learning_rate=1e-3, gamma=1.0, seed=0, device="cpu", policy_kwargs=SMALL)
+    agent = MoveScoringAgent(model.policy.move_policy)
+    before = evaluate(agent, "random", deals=30, seed=7)["A"]["mean_score"]
+    model.learn(total_timesteps=4096)
+    after = evaluate(agent, "random", deals=30, seed=7)["A"]["mean_score"]
+    assert after > before + 3 and after > 1, (before, after)
+
+
+# ----------------------------------------------------------------------------- export and sb3:PATH
+def played(result):
+    """What an evaluation's hands came to (without its config, which names the agents)."""
+    return result["per_deal_score_a"], result["A"], result["hands"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A briefly trained model, its export and its zip."""
+    folder = tmp_path_factory.mktemp("sb3")
+    model = model_of(vec_env(n=2), seed=1)
+    model.learn(total_timesteps=128)
+    export_policy(model, folder / "policy.pt", note="test")
+    model.save(folder / "model.zip")
+    return model, folder / "policy.pt", folder / "model.zip"
+
+
+def test_export_seats_as_an_agent_that_plays_the_models_greedy_choices(trained):
+    model, path, _ = trained
+    agent = agents.load(str(path))
+    assert isinstance(agent, MoveScoringAgent) and agent.name == "movescore:sb3"
+    assert agent.steps == model.num_timesteps > 0
+    ref = model.policy.move_policy
+    assert all(torch.equal(v, ref.state_dict()[k]) for k, v in load_policy(path).state_dict().items())
+    out = evaluate(str(path), "rule", deals=4, seed=0)
+    assert out["hands"] == 4 * 6
+    assert played(out) == played(evaluate(MoveScoringAgent(ref), "rule", deals=4, seed=0))
+
+
+def test_sb3_zip_spec_loads_and_plays(trained):
+    model, path, zip_path = trained
+    agent = agents.load(f"sb3:{zip_path}")
+    assert isinstance(agent, MoveScoringAgent) and agent.name == "movescore:sb3"
+    got = agent.policy.state_dict()
+    assert all(torch.equal(v, got[k]) for k, v in model.policy.move_policy.state_dict().items())
+    assert agent.policy.kwargs == model.policy.move_policy.kwargs
+    assert played(evaluate(agent, "rule", deals=4, seed=0)) == played(evaluate(str(path), "rule", deals=4, seed=0))
+
+
+def test_sb3_zip_keeps_layers_and_temperature_without_its_pickled_data(tmp_path):
+    model = model_of(vec_env(n=1), state_layers=[48, 24], head_layers=[40, 20, 10], hand_after=False,
+                     temperature=0.3)
+    model.save(tmp_path / "m.zip")
+    with zipfile.ZipFile(tmp_path / "m.zip") as zf, zipfile.ZipFile(tmp_path / "only.zip", "w") as out:
+        out.writestr("policy.pth", zf.read("policy.pth"))  # no data member: it is never needed
+    policy = policy_from_zip(tmp_path / "only.zip")
+    assert policy.kwargs == model.policy.move_policy.kwargs == {
+        "state_layers": [48, 24], "head_layers": [40, 20, 10], "hand_after": False, "temperature": 0.3}
+
+
+def test_sb3_zip_spec_needs_no_sb3_contrib(trained):
+    """Reading a zip needs torch alone: with sb3_contrib unimportable, sb3:PATH still seats the policy
+    and building the policy class says what to install."""
+    import subprocess
+    import sys
+
+    _, _, zip_path = trained
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import sys; sys.modules['sb3_contrib'] = None\n"
+            "import agents\n"
+            f"print(agents.load({f'sb3:{zip_path}'!r}).name)\n"
+            "from gymnasium.spaces import Box, Discrete\n"
+            "from agents.integrations.sb3_policy import MoveScoringSB3Policy\n"
+            "try:\n    MoveScoringSB3Policy(Box(0, 1, (29, 4, 15)), Discrete(24648), lambda _: 1e-3)\n"
+            "except ImportError as e:\n    print(e)\n")
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "movescore:sb3" and "pip install sb3-contrib" in lines[1], out.stdout
+
+
+def _zip_with(path, **members):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name.replace("_", "."), data)
+    return path
+
+
+def _pth(state) -> bytes:
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    return buf.getvalue()
+
+
+def test_bad_sb3_files_give_one_line_errors(tmp_path, trained):
+    model, _, zip_path = trained
+    missing = tmp_path / "nope.zip"
+    with pytest.raises(FileNotFoundError, match="nope.zip.*not found"):
+        agents.load(f"sb3:{missing}")
+    (tmp_path / "text.zip").write_text("not a zip")
+    mlp = tmp_path / "mlp.zip"
+    MaskablePPO("MlpPolicy", DouDizhuSeatEnv(), n_steps=16, batch_size=16, device="cpu",
+                policy_kwargs={"net_arch": [8]}).save(mlp)
+    state = model.policy.state_dict()
+    wrong = dict(state)
+    wrong["move_policy.nets.2.state.0.weight"] = torch.zeros(3, 1740)  # one network of another width
+    narrow = {k: v for k, v in state.items() if k != "move_policy.nets.0.head_action.weight"}
+    cases = {
+        tmp_path / "text.zip": "not a readable zip",
+        _zip_with(tmp_path / "nopth.zip", data=b"{}"): "without policy.pth",
+        mlp: "not a MoveScoringSB3Policy",
+        _zip_with(tmp_path / "junk.zip", policy_pth=b"junk"): "policy.pth is corrupt",
+        _zip_with(tmp_path / "shape.zip", policy_pth=_pth(wrong)): "do not fit",
+        _zip_with(tmp_path / "layout.zip", policy_pth=_pth(narrow)): "another layout",
+        _zip_with(tmp_path / "list.zip", policy_pth=_pth([1, 2])): "not a state dict",
+    }
+    for path, what in cases.items():
+        with pytest.raises(ValueError, match=what) as e:
+            agents.load(f"sb3:{path}")
+        msg = str(e.value)
+        assert "\n" not in msg and os.path.basename(path) in msg, msg
+    assert isinstance(agents.load(f"sb3:{zip_path}"), MoveScoringAgent)  # the good one still loads
+
+
+def test_export_refuses_another_policy():
+    with pytest.raises(TypeError, match="MoveScoringSB3Policy"):
+        export_policy(MaskablePPO("MlpPolicy", DouDizhuSeatEnv(), n_steps=16, device="cpu"), "x.pt")
+
+
+# ----------------------------------------------------------------------------- train()
+@pytest.mark.integration
+def test_train_checkpoints_resumes_and_exports(tmp_path, capsys):
+    kw = {"opponents": ["random", "rule"], "n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
+          "checkpoint_seconds": 1.0, "progress_seconds": 1.0, **SMALL}
+    first = train(3.0, tmp_path, seed=0, **kw)
+    assert first["steps"] >= 32 and 3.0 <= first["wall_seconds"] < 20 and first["cpu_seconds"] > 0
+    assert first["policy"] == os.path.join(tmp_path, "policy.pt") and os.path.isfile(tmp_path / "model.zip")
+    out = capsys.readouterr().out
+    assert "steps/s" in out and "done" in out
+    params = MaskablePPO.load(tmp_path / "model.zip", device="cpu").policy.state_dict()
+    second = train(6.0, tmp_path, seed=0, resume=True, **kw)  # 6 s in all: about 3 more
+    assert second["steps"] > first["steps"] and 6.0 <= second["wall_seconds"] < first["wall_seconds"] + 20
+    agent = agents.load(second["policy"])
+    assert agent.steps == second["steps"] and agent.name == "movescore:sb3"
+    resumed = MaskablePPO.load(tmp_path / "model.zip", device="cpu").policy.state_dict()
+    assert any(not torch.equal(v, params[k]) for k, v in resumed.items())  # trained on from the first run's
+    assert evaluate(agent, "rule", deals=2, seed=0)["hands"] == 12
+    done = train(6.0, tmp_path, resume=True, progress=False, **kw)  # the budget is spent: nothing more
+    assert done["steps"] == second["steps"]
