@@ -39,12 +39,12 @@ for the landlord, what it played beyond the bottom).
 
 ``prior="cards"`` instead makes every placement of the unseen cards themselves equally
 likely (weight ``prod_r prod_p 1 / x[p, r]!``: shuffle the unseen cards and cut them into
-the hidden places), the deck's distribution only if the seat had also seen the suits of
-the played cards *and* a player's choice of suits told nothing. The two agree until a card
-is played. Example: the next seat played three 7s and the fourth 7 is unseen: ``"cards"``
-puts it in either other hand with odds 1 : 1, ``"deck"`` puts it with the previous seat at
-4 : 1 (among deals where some seat was dealt at least three 7s, one with all four is four
-times rarer than one with exactly three and the last 7 elsewhere).
+the hidden places). That is the deck's distribution only while nobody has played: it
+forgets that a seat dealt more cards of a rank had more ways to play the ones it played.
+Example, other things equal: the next seat played three 7s and the fourth 7 is unseen;
+``"cards"`` puts it in either other hand at odds 1 : 1, ``"deck"`` in the previous seat's at
+4 : 1 (a seat dealt all four 7s is 4 times rarer than a seat dealt three with the fourth
+elsewhere: ``1/4!`` against ``1/3! * 1/1!``).
 
 **How.** Exactly, by dynamic programming over the ranks: the hidden places (the next and
 previous seats' hands, and the bottom while it is hidden) take the unseen cards of each
@@ -52,8 +52,8 @@ rank in some split; the weight of a draw is a product over ranks, and the caps o
 the sizes of the places are the only couplings. A backward pass counts, for every rank and
 every number of slots still to fill, the total weight of the ways to finish; a forward pass
 then draws the split of each rank for all ``n`` draws at once. 1,000 draws for one decision
-take about a millisecond (``benchmarks``-free: see ``tests/core/test_beliefs.py``'s timing
-note and the report of issue 37).
+take 0.5 ms (late in the play) to 2 ms (before the reveal: three hidden places) of CPU
+(``python benchmarks/bench_beliefs.py``).
 """
 from __future__ import annotations
 
@@ -64,12 +64,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import DOUBLE_ACTIONS, NO_DOUBLE
-from .game import Game
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
 from .moves import FOUR_KICKER_RANKS, FOUR_WITH_TWO, MOVE_COUNTS, MOVE_TYPE
 from .observation import (
     HIDDEN, HISTORY, LAYOUT_BY_NAME, OBS_SHAPE, read_cards, read_cards_left, read_status,
 )
+from .game import Game
 from .rules import Deal, Phase, as_seat
 
 PRIORS = ("deck", "cards")
@@ -85,8 +85,8 @@ _RANK_BITS = 1 << np.arange(NUM_RANKS)
 _FOUR_TWO_KICKERS = {MOVE_COUNTS[m].tobytes(): int(FOUR_KICKER_RANKS[m])
                      for m in np.flatnonzero(np.isin(MOVE_TYPE, FOUR_WITH_TWO))}
 _OVER = int(Phase.OVER)
-_PAD = 4  # the most cards of a rank a split gives one place
 _PLAY = int(Phase.PLAY)
+_PAD = 4  # zero states before each axis of the forward tables: the most cards of a rank a split gives a place
 
 
 class Hidden(NamedTuple):
@@ -348,9 +348,10 @@ def sample_hidden(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray
     landlord's include the bottom cards it still holds) and the bottom: drawn while it is hidden,
     the revealed one (repeated) once shown (R7).
 
-    The same draws as :func:`sample_deal_arrays` (the same seed gives the same hidden cards),
-    but the planes keep only the last ``HISTORY`` plays: a four-with-two older than that no
-    longer caps its player's cards (R13), so then the support can be larger than the game's.
+    While every four-with-two is still among the planes' last ``HISTORY`` plays these are the
+    draws of :func:`sample_deal_arrays` (the same seed gives the same hidden cards); an older one
+    no longer caps its player's cards (R13: the planes do not carry it), so then the support can
+    be larger than the game's.
     ``ValueError`` naming what is wrong with the planes, ``n``, ``seed`` or ``prior``."""
     n = _as_n(n)
     prior = _as_prior(prior)
@@ -362,6 +363,33 @@ def sample_hidden(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray
         bottoms = x[:, 2].copy()
     else:
         bottoms = np.broadcast_to(read_cards(np.asarray(planes).reshape(OBS_SHAPE), "bottom"), (n, NUM_RANKS)).copy()
+    return hands, bottoms
+
+
+def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sample_hidden` for the views of B tables at once (``planes`` (B, 29, 4, 15), e.g.
+    ``VectorDouDizhu.observe(seats)``): ``(hands (B, n, 2, 15), bottoms (B, n, 15))`` int8, table
+    b's draws those of ``sample_hidden(planes[b], n, rng)`` in turn from one generator. Every
+    table is checked before anything is drawn; ``ValueError`` names the first bad one."""
+    n = _as_n(n)
+    prior = _as_prior(prior)
+    p = np.asarray(planes)
+    if p.ndim not in (2, 4) or p.shape[1:] not in (OBS_SHAPE, (int(np.prod(OBS_SHAPE)),)):
+        raise ValueError(f"planes must have shape (B,) + {OBS_SHAPE} (or (B, {int(np.prod(OBS_SHAPE))})), "
+                         f"got {p.shape}")
+    hidden = []
+    for b in range(p.shape[0]):
+        try:
+            hidden.append(hidden_of_planes(p[b]))
+        except ValueError as e:
+            raise ValueError(f"table {b}: {e}") from None
+    rng = _as_rng(seed)
+    hands = np.empty((len(hidden), n, 2, NUM_RANKS), np.int8)
+    bottoms = np.empty((len(hidden), n, NUM_RANKS), np.int8)
+    for b, h in enumerate(hidden):
+        x = draw_hidden(h, n, rng, prior)
+        hands[b] = x[:, :2] + h.known[None, :2]
+        bottoms[b] = x[:, 2] if h.sizes.size == 3 else read_cards(p[b].reshape(OBS_SHAPE), "bottom")
     return hands, bottoms
 
 
@@ -384,5 +412,5 @@ def replay(deal, game, seat):
     return g
 
 
-__all__ = ["sample_deals", "sample_deal_arrays", "sample_hidden", "replay", "seat_history", "Hidden",
-           "hidden_of_game", "hidden_of_planes", "draw_hidden", "PRIORS"]
+__all__ = ["sample_deals", "sample_deal_arrays", "sample_hidden", "sample_hidden_batch", "replay", "seat_history",
+           "Hidden", "hidden_of_game", "hidden_of_planes", "draw_hidden", "PRIORS"]
