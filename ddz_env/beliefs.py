@@ -241,9 +241,9 @@ def _weights(hidden: Hidden, r: int, prior: str) -> tuple[np.ndarray, np.ndarray
     """The splits (J, P) of rank r's unseen cards among the places and their weights (J,)."""
     P = hidden.sizes.size
     xs = _SPLITS[(int(hidden.unseen[r]), P)]
-    held = xs + hidden.dealt[:, r] if prior == "deck" else xs
-    w = _INV_FACT[np.minimum(held, 4)].prod(axis=1)
-    w *= (xs <= hidden.cap[:, r]).all(axis=1) & (held <= 4).all(axis=1)
+    held = xs + hidden.dealt[:, r] if prior == "deck" else xs  # (at most 4: unseen + played of a rank)
+    w = _INV_FACT[held].prod(axis=1)
+    w *= (xs <= hidden.cap[:, r]).all(axis=1)
     return xs, w
 
 
