@@ -316,7 +316,7 @@ def sample_deal_arrays(game, seat, n, seed=None, prior: str = "deck") -> tuple[n
     hands = np.empty((n, NUM_SEATS, NUM_RANKS), np.int8)
     hands[:, o] = game.initial_hands[o]
     for i in range(2):
-        hands[:, (o + 1 + i) % NUM_SEATS] = x[:, i] + hidden.dealt[i]  # dealt = now + played (R8, R7)
+        hands[:, (o + 1 + i) % NUM_SEATS] = x[:, i] + hidden.dealt[i]  # its hidden cards now + what it was surely dealt (R8, R7)
     if game.bottom_revealed:
         bottoms = np.broadcast_to(game.bottom.astype(np.int8), (n, NUM_RANKS)).copy()
     else:

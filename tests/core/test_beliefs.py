@@ -346,18 +346,18 @@ def test_r7_r21_batched_observation_only_draws_for_many_tables():
 def test_r21_draws_read_nothing_hidden():
     """R21: two positions that differ only in cards the seat cannot see (the real deal, and a drawn
     one replayed) give the same draws for the same seed."""
-    checked = 0
+    checked = differ = 0
     for g, rng in _random_positions(9, 6):
         seat = int(rng.integers(3))
-        d = sample_deals(g, seat, 1, seed=rng)[0]
-        other = replay(d, g, seat)
-        if len(g.history) % 5 or other.history != g.history:  # (hidden doubles replay as "no": compare those)
+        if len(g.history) % 5:  # (every fifth decision)
             continue
+        other = replay(sample_deals(g, seat, 1, seed=rng)[0], g, seat)
+        differ += not (np.array_equal(other.hands, g.hands) and np.array_equal(other.bottom, g.bottom))
         a = sample_deal_arrays(g, seat, 30, seed=4)
         b = sample_deal_arrays(other, seat, 30, seed=4)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
         checked += 1
-    assert checked > 30
+    assert checked > 30 and differ > checked // 2
 
 
 def test_seeding_is_reproducible():
