@@ -74,9 +74,9 @@ from .rules import Deal, Phase, as_seat
 
 PRIORS = ("deck", "cards")
 
-#: _SPLITS[(u, p)]: every way (J, p) to split u cards of a rank among p places
-_SPLITS = {(u, p): np.array([x for x in product(range(u + 1), repeat=p) if sum(x) == u], np.int64)
-           for u in range(5) for p in (2, 3)}
+#: _HEADS[d]: the counts (J, d) that a split of a rank (4 cards at most) gives the first d places (the last takes
+#: the rest): 5 for two places, 15 for three
+_HEADS = {d: np.array([x for x in product(range(5), repeat=d) if sum(x) <= 4], np.int64) for d in (1, 2)}
 #: 1 / k! for every count a place can reach (4 cards of a rank at most)
 _INV_FACT = np.array([1.0 / factorial(k) for k in range(5)])
 _RANK_BITS = 1 << np.arange(NUM_RANKS)
@@ -237,66 +237,79 @@ def hidden_of_planes(planes) -> Hidden:
 
 
 # ---------------------------------------------------------------------------------------------- the sampler
-def _weights(hidden: Hidden, r: int, prior: str) -> tuple[np.ndarray, np.ndarray]:
-    """The splits (J, P) of rank r's unseen cards among the places and their weights (J,)."""
-    P = hidden.sizes.size
-    xs = _SPLITS[(int(hidden.unseen[r]), P)]
-    held = xs + hidden.dealt[:, r] if prior == "deck" else xs  # (at most 4: unseen + played of a rank)
-    w = _INV_FACT[held].prod(axis=1)
-    w *= (xs <= hidden.cap[:, r]).all(axis=1)
-    return xs, w
+def _split_weights(hidden: Hidden, r: int, prior: str) -> tuple[np.ndarray, np.ndarray]:
+    """For B stacked tables: ``(counts (B, J, P), weights (B, J))`` of the splits ``_HEADS[P - 1]`` of
+    rank r's unseen cards (the last place takes the rest; a split that leaves it a negative count,
+    or breaks a cap, weighs 0)."""
+    heads = _HEADS[hidden.sizes.shape[1] - 1]
+    rest = hidden.unseen[:, r, None] - heads.sum(axis=1)  # (B, J)
+    counts = np.concatenate([np.broadcast_to(heads, rest.shape + heads.shape[1:]), rest[..., None]], axis=2)
+    held = counts + hidden.dealt[:, None, :, r] if prior == "deck" else counts  # (at most 4 of a rank)
+    w = _INV_FACT[np.clip(held, 0, 4)].prod(axis=2)
+    w *= (rest >= 0) & (counts <= hidden.cap[:, None, :, r]).all(axis=2)
+    return counts, w
+
+
+def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: str = "deck") -> np.ndarray:
+    """(B, n, P, 15) int8: the hidden cards each place holds, ``n`` exact draws for each of B tables
+    (``hidden``: :class:`Hidden` fields stacked, B leading; the same number P of places), all
+    tables and draws at once (see the module doc).
+
+    Backward pass, rank 14 down to 0: ``tail[b, k]`` is table b's total weight of the ways to deal
+    the ranks from this one up with ``k`` slots (of the places but the last, which takes the rest)
+    still to fill. Forward pass, rank 0 up: each draw's split of the rank, in proportion to its
+    weight times the tail it leaves. ``ValueError`` naming the first table that no deal fits
+    (planes of no real position)."""
+    B, P = hidden.sizes.shape
+    d = P - 1
+    heads = _HEADS[d]
+    shape = tuple(int(hidden.sizes[:, i].max()) + 1 for i in range(d))
+    # the tails kept for the forward pass are padded with _PAD zero states before each axis, so that a split
+    # taking more slots than are left reads a zero weight: one gather per rank, no bounds test
+    padded = tuple(s + _PAD for s in shape)
+    strides = np.cumprod((1,) + padded[:0:-1])[::-1]
+    offsets = heads @ strides  # (J,) flat step of each split
+    tail = np.zeros((B,) + shape)
+    tail[(slice(None),) + (0,) * d] = 1.0
+    steps = []
+    for r in range(NUM_RANKS - 1, -1, -1):
+        if not hidden.unseen[:, r].any():
+            continue
+        counts, w = _split_weights(hidden, r, prior)
+        table = np.zeros((B,) + padded)
+        table[(slice(None),) + tuple(slice(_PAD, None) for _ in shape)] = tail
+        steps.append((r, counts.astype(np.int8), w.T.copy(), table.reshape(B, -1)))
+        new = np.zeros_like(tail)
+        for j in np.flatnonzero(w.any(axis=0)):
+            x = heads[j]
+            if (x >= shape).any():
+                continue
+            new[(slice(None),) + tuple(slice(a, None) for a in x)] += (
+                w[:, j].reshape((B,) + (1,) * d) * tail[(slice(None),) + tuple(slice(0, s - a) for s, a in zip(shape, x))])
+        tail = new
+    total = tail[(np.arange(B),) + tuple(hidden.sizes[:, :d].T)]  # each table's weight of all its deals
+    if not (total > 0).all():
+        raise ValueError(f"table {int(np.flatnonzero(~(total > 0))[0])}: no deal is consistent with this view (the "
+                         f"counts, the unseen cards and the R13 caps admit none)")
+    out = np.zeros((B, n, P, NUM_RANKS), np.int8)
+    base = (np.arange(B) * int(np.prod(padded)))[:, None]
+    left = np.broadcast_to(base + ((hidden.sizes[:, :d] + _PAD) @ strides)[:, None], (B, n)).copy()  # flat states
+    u = rng.random((len(steps), B, n))
+    rows = np.arange(B)[:, None]
+    for i, (r, counts, w, flat) in enumerate(reversed(steps)):
+        cum = (flat.reshape(-1)[left[None] - offsets[:, None, None]] * w[:, :, None]).cumsum(axis=0)  # (J, B, n)
+        v = u[i] * cum[-1]
+        j = np.zeros((B, n), np.int64)
+        for row in cum[:-1]:  # (J - 1 compares of whole (B, n) blocks: cheaper than a compare and sum on axis 0)
+            j += row <= v
+        out[:, :, :, r] = counts[rows, j]
+        left -= offsets[j]
+    return out
 
 
 def draw_hidden(hidden: Hidden, n: int, rng: np.random.Generator, prior: str = "deck") -> np.ndarray:
-    """(n, P, 15) int8: the hidden cards each place holds, ``n`` exact draws (see the module doc).
-
-    Backward pass: ``tail[i][k]`` is the total weight of the ways to deal the ranks from the i-th
-    on with ``k`` slots (of the places but the last; the last takes the rest) still to fill.
-    Forward pass: each rank's split for the ``n`` draws at once, in proportion to its weight
-    times the tail's. ``ValueError`` if no deal is consistent (planes of no real position)."""
-    P = hidden.sizes.size
-    d = P - 1
-    shape = tuple(int(s) + 1 for s in hidden.sizes[:d])
-    ranks = np.flatnonzero(hidden.unseen)
-    tail = np.zeros(shape)
-    tail[(0,) * d] = 1.0
-    # the tables of the forward pass are padded with _PAD zero rows before each axis, so that a split taking
-    # more slots than are left reads a zero weight: one gather per rank, no bounds test
-    padded = tuple(s + _PAD for s in shape)
-    strides = np.cumprod((1,) + padded[:0:-1])[::-1]
-    inner = tuple(slice(_PAD, None) for _ in shape)
-    steps = []
-    for r in ranks[::-1]:
-        xs, w = _weights(hidden, int(r), prior)
-        new = np.zeros(shape)
-        for j in np.flatnonzero(w):
-            x = xs[j, :d]
-            if (x >= shape).any():
-                continue
-            new[tuple(slice(a, None) for a in x)] += w[j] * tail[tuple(slice(0, s - a) for s, a in zip(shape, x))]
-        table = np.zeros(padded)
-        table[inner] = tail
-        flat = table.reshape(-1)
-        offsets = (xs[:, :d] * strides).sum(axis=1)
-        # cdf[j, state]: the chance that this rank's split is one of xs[:j + 1], from a state (a flat index)
-        cdf = (flat[np.maximum(np.arange(flat.size)[:, None] - offsets, 0)] * w).cumsum(axis=1)
-        cdf /= np.where(cdf[:, -1:] > 0, cdf[:, -1:], 1.0)
-        steps.append((int(r), xs.astype(np.int8), offsets, np.ascontiguousarray(cdf[:, :-1].T)))
-        tail = new
-    if not tail[tuple(hidden.sizes[:d])] > 0:
-        raise ValueError("no deal is consistent with this view (the counts, the unseen cards and the R13 caps "
-                         "admit none)")
-    out = np.zeros((n, P, NUM_RANKS), np.int8)
-    left = np.full(n, int(((hidden.sizes[:d] + _PAD) * strides).sum()))  # flat index of the slots still to fill
-    u = rng.random((len(steps), n))
-    for i, (r, xs, offsets, cdf) in enumerate(reversed(steps)):
-        c = cdf.take(left, axis=1)  # (J - 1, n): a row per split but the last
-        j = np.zeros(n, np.int64)
-        for row in c:  # (J - 1 compares of n values: a 2-D compare and sum costs twice as much)
-            j += row <= u[i]
-        out[:, :, r] = xs[j]
-        left -= offsets[j]
-    return out
+    """(n, P, 15) int8: :func:`draw_hidden_batch` for one table."""
+    return draw_hidden_batch(Hidden(*(np.asarray(f)[None] for f in hidden)), n, rng, prior)[0]
 
 
 # ---------------------------------------------------------------------------------------------- public API
@@ -368,9 +381,10 @@ def sample_hidden(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray
 
 def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray, np.ndarray]:
     """:func:`sample_hidden` for the views of B tables at once (``planes`` (B, 29, 4, 15), e.g.
-    ``VectorDouDizhu.observe(seats)``): ``(hands (B, n, 2, 15), bottoms (B, n, 15))`` int8, table
-    b's draws those of ``sample_hidden(planes[b], n, rng)`` in turn from one generator. Every
-    table is checked before anything is drawn; ``ValueError`` names the first bad one."""
+    ``VectorDouDizhu.observe(seats)``): ``(hands (B, n, 2, 15), bottoms (B, n, 15))`` int8, each
+    table's draws from the same distribution as ``sample_hidden(planes[b], n)``, all drawn together
+    (one pass for the tables in play, one for those before the reveal). Every table is checked
+    before anything is drawn; ``ValueError`` names the first bad one."""
     n = _as_n(n)
     prior = _as_prior(prior)
     p = np.asarray(planes)
@@ -386,10 +400,15 @@ def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.n
     rng = _as_rng(seed)
     hands = np.empty((len(hidden), n, 2, NUM_RANKS), np.int8)
     bottoms = np.empty((len(hidden), n, NUM_RANKS), np.int8)
-    for b, h in enumerate(hidden):
-        x = draw_hidden(h, n, rng, prior)
-        hands[b] = x[:, :2] + h.known[None, :2]
-        bottoms[b] = x[:, 2] if h.sizes.size == 3 else read_cards(p[b].reshape(OBS_SHAPE), "bottom")
+    places = np.array([h.sizes.size for h in hidden])
+    for P in (2, 3):  # the tables in play, then those before the reveal (the bottom a hidden place)
+        idx = np.flatnonzero(places == P)
+        if idx.size == 0:
+            continue
+        group = Hidden(*(np.stack(f) for f in zip(*(hidden[b] for b in idx))))
+        x = draw_hidden_batch(group, n, rng, prior)
+        hands[idx] = x[:, :, :2] + group.known[:, None, :2]
+        bottoms[idx] = x[:, :, 2] if P == 3 else read_cards(p[idx].reshape((-1,) + OBS_SHAPE), "bottom")[:, None]
     return hands, bottoms
 
 

@@ -314,10 +314,10 @@ def test_r13_r21_observation_only_support_on_small_endgames(where):
 
 
 def test_r7_r21_batched_observation_only_draws_for_many_tables():
-    """The batched env's views of 32 tables at random steps: ``sample_hidden_batch`` gives each table
-    the draws ``sample_hidden`` gives it (one generator in turn), each hidden hand holds the seat's
-    public count (R21), and the hidden places together hold exactly the cards they really hold
-    (the bottom as a hidden place before the reveal, the real one after, R7)."""
+    """The batched env's views of 32 tables at random steps (some before the reveal, some in play):
+    each hidden hand ``sample_hidden_batch`` draws holds the seat's public count (R21), the hidden
+    places together hold exactly the cards they really hold (the bottom as a hidden place before
+    the reveal, the real one after, R7); a batch of one table draws what ``sample_hidden`` draws."""
     env = VectorDouDizhu(32, seed=3)
     rng = np.random.default_rng(3)
     b = np.arange(32)
@@ -326,10 +326,10 @@ def test_r7_r21_batched_observation_only_draws_for_many_tables():
             seats = rng.integers(3, size=32)
             planes = env.observe(seats)
             hands, bottoms = sample_hidden_batch(planes, 8, seed=np.random.default_rng(step))
-            one = np.random.default_rng(step)
-            for t in range(32):
-                h, bt = sample_hidden(planes[t], 8, seed=one)
-                assert np.array_equal(hands[t], h) and np.array_equal(bottoms[t], bt)
+            t = step % 32
+            h, bt = sample_hidden(planes[t], 8, seed=step)
+            h1, bt1 = sample_hidden_batch(planes[t:t + 1], 8, seed=step)
+            assert np.array_equal(h1[0], h) and np.array_equal(bt1[0], bt)
             nxt, prv = (seats + 1) % 3, (seats + 2) % 3
             assert (hands.sum(axis=3) == env.n_cards[b, nxt][:, None, None] * [1, 0]
                     + env.n_cards[b, prv][:, None, None] * [0, 1]).all()
@@ -341,6 +341,27 @@ def test_r7_r21_batched_observation_only_draws_for_many_tables():
         env.step(env.random_actions(rng), observe=False)
     with pytest.raises(ValueError, match="table 1: the planes are not one seat.s observation"):
         sample_hidden_batch(np.stack([planes[0], np.zeros_like(planes[0])]), 2)
+
+
+def test_r1_batched_draws_follow_the_exact_distribution():
+    """R1: tables drawn together in one batch (two copies of the ``free_35`` endgame among a table
+    before the reveal and the ``r13_52`` one) each follow their exact distribution (chi-square)."""
+    free = _position(POS_FREE, 35)
+    seat = free.current_player
+    exact = _exact(free, seat, "deck")[0]
+    keys = list(exact)
+    r13 = _position(POS_R13, 52)
+    bid = Game.deal(4)
+    planes = np.stack([observe_game(free, seat), observe_game(bid, bid.current_player), observe_game(free, seat),
+                       observe_game(r13, r13.current_player)])
+    n = 20_000
+    hands, bottoms = sample_hidden_batch(planes, n, seed=8)
+    assert (bottoms[0] == free.bottom).all() and (bottoms[2] == free.bottom).all() and (bottoms[3] == r13.bottom).all()
+    assert (bottoms[1].sum(axis=1) == 3).all() and len(np.unique(bottoms[1], axis=0)) > 100  # R7: hidden
+    for t in (0, 2):
+        counts = _frequencies(keys, hands[t])
+        assert chisquare(counts, np.array([exact[k] for k in keys]) * n).pvalue > 1e-3
+    assert not np.array_equal(hands[0], hands[2])
 
 
 def test_r21_draws_read_nothing_hidden():
