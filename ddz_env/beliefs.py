@@ -276,14 +276,13 @@ def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: s
         if not hidden.unseen[:, r].any():
             continue
         counts, w = _split_weights(hidden, r, prior)
+        live = np.flatnonzero(w.any(axis=0) & (heads < shape).all(axis=1))  # splits some table can take
         table = np.zeros((B,) + padded)
         table[(slice(None),) + tuple(slice(_PAD, None) for _ in shape)] = tail
-        steps.append((r, counts.astype(np.int8), w.T.copy(), table.reshape(B, -1)))
+        steps.append((r, counts[:, live].astype(np.int8), w[:, live].T.copy(), offsets[live], table.reshape(B, -1)))
         new = np.zeros_like(tail)
-        for j in np.flatnonzero(w.any(axis=0)):
+        for j in live:
             x = heads[j]
-            if (x >= shape).any():
-                continue
             new[(slice(None),) + tuple(slice(a, None) for a in x)] += (
                 w[:, j].reshape((B,) + (1,) * d) * tail[(slice(None),) + tuple(slice(0, s - a) for s, a in zip(shape, x))])
         tail = new
@@ -296,14 +295,14 @@ def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: s
     left = np.broadcast_to(base + ((hidden.sizes[:, :d] + _PAD) @ strides)[:, None], (B, n)).copy()  # flat states
     u = rng.random((len(steps), B, n))
     rows = np.arange(B)[:, None]
-    for i, (r, counts, w, flat) in enumerate(reversed(steps)):
-        cum = (flat.reshape(-1)[left[None] - offsets[:, None, None]] * w[:, :, None]).cumsum(axis=0)  # (J, B, n)
+    for i, (r, counts, w, step, flat) in enumerate(reversed(steps)):
+        cum = (flat.reshape(-1)[left[None] - step[:, None, None]] * w[:, :, None]).cumsum(axis=0)  # (J, B, n)
         v = u[i] * cum[-1]
         j = np.zeros((B, n), np.int64)
         for row in cum[:-1]:  # (J - 1 compares of whole (B, n) blocks: cheaper than a compare and sum on axis 0)
             j += row <= v
         out[:, :, :, r] = counts[rows, j]
-        left -= offsets[j]
+        left -= step[j]
     return out
 
 
