@@ -51,9 +51,10 @@ previous seats' hands, and the bottom while it is hidden) take the unseen cards 
 rank in some split; the weight of a draw is a product over ranks, and the caps of R13 and
 the sizes of the places are the only couplings. A backward pass counts, for every rank and
 every number of slots still to fill, the total weight of the ways to finish; a forward pass
-then draws the split of each rank for all ``n`` draws at once. 1,000 draws for one decision
-take 0.5 ms (late in the play) to 2 ms (before the reveal: three hidden places) of CPU
-(``python benchmarks/bench_beliefs.py``).
+then draws the split of each rank for all ``n`` draws (and all tables of a batch) at once.
+1,000 draws for one decision take about 1 ms of CPU in the play and 3 ms before the reveal
+(three hidden places); 8 draws for each of 256 tables, 30 ms (``python
+benchmarks/bench_beliefs.py``).
 """
 from __future__ import annotations
 
@@ -288,8 +289,9 @@ def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: s
         tail = new
     total = tail[(np.arange(B),) + tuple(hidden.sizes[:, :d].T)]  # each table's weight of all its deals
     if not (total > 0).all():
-        raise ValueError(f"table {int(np.flatnonzero(~(total > 0))[0])}: no deal is consistent with this view (the "
-                         f"counts, the unseen cards and the R13 caps admit none)")
+        where = f"table {int(np.flatnonzero(~(total > 0))[0])}: " if B > 1 else ""
+        raise ValueError(f"{where}no deal is consistent with this view (the counts, the unseen cards and the R13 caps "
+                         f"admit none)")
     out = np.zeros((B, n, P, NUM_RANKS), np.int8)
     base = (np.arange(B) * int(np.prod(padded)))[:, None]
     left = np.broadcast_to(base + ((hidden.sizes[:, :d] + _PAD) @ strides)[:, None], (B, n)).copy()  # flat states
