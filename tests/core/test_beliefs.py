@@ -460,3 +460,6 @@ def test_a_finished_hand_and_bad_planes_are_refused():
         sample_hidden(bad, 1)
     with pytest.raises(ValueError, match="0/1"):
         sample_hidden(obs * 2, 1)
+    h = hidden_of_planes(obs)
+    with pytest.raises(ValueError, match="no deal is consistent"):  # caps that no split meets
+        draw_hidden(h._replace(cap=np.zeros_like(h.cap)), 1, np.random.default_rng(0))
