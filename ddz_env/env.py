@@ -20,6 +20,14 @@ rulebook (see ``RULES.md``, rulings R1-R22).
 `env.unwrapped.action_string(a)` names an action, `legal_actions()` lists the current
 agent's legal ids and `default_action()` gives R20's timeout action.
 
+`env.unwrapped.sample_deals(agent, n, seed=None)` draws `n` deals (`ddz_env.rules.Deal`)
+consistent with what `agent` knows now: its own hand as dealt, every public play, the
+counts, the bottom once revealed, R13's kicker rule; each, replayed with the public history
+(`ddz_env.beliefs.replay`), gives the agent exactly its observation and action mask. Drawn
+exactly from the distribution a shuffled deck gives (see `ddz_env.beliefs`), seeded by `seed`
+(an int or a `numpy.random.Generator`). An agent that has only its observation uses
+`ddz_env.beliefs.sample_hidden(planes, n)`.
+
 ## Observation planes
 
 Each channel is a 4 x 15 plane, a column per rank `3456789TJQKA2BR`; cards are
@@ -64,6 +72,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS, action_table, action_to_string
+from .beliefs import sample_deals
 from .game import Game, IllegalActionError, Phase
 from .rules import Deal, Rules, as_seat, deal_hand
 from .rules import rewards as hand_rewards
@@ -472,6 +481,13 @@ class raw_env(AECEnv, EzPickle):
     def default_action(self) -> int:
         """R20's timeout action for the agent to act."""
         return self._game("default_action").default_action()
+
+    def sample_deals(self, agent: str, n: int, seed: int | np.random.Generator | None = None,
+                     prior: str = "deck") -> list[Deal]:
+        """``n`` deals consistent with what ``agent`` knows now (:func:`ddz_env.beliefs.sample_deals`):
+        replayed with the public history each gives ``agent`` exactly its observation and mask.
+        ``ValueError`` for an unknown agent, a bad ``n`` or a hand that is over."""
+        return sample_deals(self._game("sample_deals"), _seat_of(agent), n, seed, prior)
 
     @property
     def phase(self) -> Phase:
