@@ -50,7 +50,10 @@ def algo_of(data: Any, overrides: list[str] | None = None) -> str:
     """The learner a config's data (a dict, or a YAML file's path) and ``--set`` overrides choose."""
     if isinstance(data, (str, Path)):
         p = Path(data)
-        data = load_yaml(p.read_text(), f"config {str(p)!r}") if p.is_file() else {}
+        try:
+            data = load_yaml(p.read_text(), f"config {str(p)!r}") if p.is_file() else {}
+        except Exception:  # noqa: BLE001 -- bad syntax, size, encoding: the config loader says which, by name
+            data = {}
     algo = (data or {}).get("algo", DEFAULT_ALGO) if isinstance(data, dict) else DEFAULT_ALGO
     for text in overrides or []:
         k, sep, v = text.partition("=")
