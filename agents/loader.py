@@ -78,7 +78,8 @@ def _resolve_lazy(name: str) -> None:
 #: scheme specs ("scheme:REST") -> "module:attribute" of a factory ``factory(spec, **kwargs) -> Agent``,
 #: imported on first use
 _SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
-                             "sb3": "agents.integrations.sb3_policy:from_spec"}
+                             "sb3": "agents.integrations.sb3_policy:from_spec",
+                             "search": "agents.search.agent:from_spec"}
 
 
 def _scheme(spec: Any) -> str | None:

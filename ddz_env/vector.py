@@ -75,7 +75,8 @@ from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
-from .observation import _EMPTY_SLOT, HISTORY, observe_batch
+from .observation import (_EMPTY_SLOT, HISTORY, LAYOUT_BY_NAME, OBS_SHAPE, _one_hot_index, observe_batch, read_bids,
+                          read_cards, read_cards_left, read_doubling, read_status)
 from .rules import (
     ROLE_OF, Deal, Phase, Rules, as_seat, bid_outcome, check_deals, check_hands_arg, default_actions, doubling_order,
     legal_choices, next_first_bidder, redouble_allowed,
@@ -91,6 +92,8 @@ _IS_BOMB = (MOVE_TYPE == MoveType.BOMB).astype(np.int64)
 _IS_ROCKET = (MOVE_TYPE == MoveType.ROCKET).astype(np.int64)
 _IS_BOMBISH = (_IS_BOMB + _IS_ROCKET).astype(bool)
 _NCARDS = MOVE_NCARDS.astype(np.int64)
+#: a card multiset -> its move id (each multiset is exactly one move of the table; ``load_view`` reads moves back)
+_MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
 #: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
@@ -354,6 +357,128 @@ class VectorDouDizhu:
             return
         self.hand_count[slots] -= 1  # the replaced hands do not count
         self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb, lords)
+        self._refresh_legal()
+
+    def load_view(self, slots, planes, hands, bottoms) -> None:
+        """Put into ``slots`` (K,) the position one seat sees in ``planes`` (its (29, 4, 15) observation
+        of a play-phase decision), with the cards it cannot see filled in: ``hands`` (K, 2, 15), the
+        next and the previous seat's cards now, and ``bottoms`` (K, 15) (what
+        ``beliefs.sample_hidden(planes, K)`` draws). For search: the observer sits at seat 0 of every
+        slot, on turn, and the slots continue the hand from there.
+
+        Everything that decides the rest of the hand is read from the planes: hands and counts,
+        the landlord, bids, doubles and redouble (R3-R6), bombs and the rocket so far (R19), the
+        move to beat and who played it, the passes since (R8), whether each seat has played (R18),
+        and the last ``HISTORY`` plays (what the agents see). The one fact the planes cannot
+        always give is R18's "the landlord played once" when its first play has left the history:
+        its plays are counted as those in the history plus one for the cards played before it.
+        ``observe(0)`` of each slot is then ``planes`` and its legal set the seat's.
+
+        ``ValueError`` naming what is wrong (not a play decision, hands that disagree with the
+        planes' counts or unseen cards, a move to beat the seat's legal set does not fit), nothing
+        changed."""
+        slots = np.asarray(slots, dtype=np.int64).reshape(-1)
+        K = slots.size
+        if K and (slots.min() < 0 or slots.max() >= self.num_envs or np.unique(slots).size != K):
+            raise ValueError(f"load_view: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
+        p = np.asarray(planes)
+        if p.shape != OBS_SHAPE:
+            raise ValueError(f"load_view: planes must have shape {OBS_SHAPE}, got {p.shape}")
+        h = np.asarray(hands)
+        bt = np.asarray(bottoms)
+        if h.shape != (K, 2, NUM_RANKS) or bt.shape != (K, NUM_RANKS):
+            raise ValueError(f"load_view: expected hands (K, 2, 15) and bottoms (K, 15) for K = {K} slots, got "
+                             f"{h.shape} and {bt.shape}")
+        st = read_status(p)
+        if int(st.phase) != _PLAY or int(st.role) < 0:
+            raise ValueError(f"load_view: the planes show phase {Phase(int(st.phase)).name}, not a play decision")
+        own = read_cards(p, "hand").astype(np.int8)
+        played = read_cards(p, "played").astype(np.int8)
+        left = read_cards_left(p)
+        full = np.concatenate([np.broadcast_to(own, (K, 1, NUM_RANKS)), h.astype(np.int8)], axis=1)
+        unseen = read_cards(p, "unseen").astype(np.int64)
+        lord = (-int(st.role)) % NUM_SEATS
+        bottom_plane = read_cards(p, "bottom").astype(np.int64)
+        still = np.maximum(bottom_plane - played[lord], 0)  # the revealed bottom cards the landlord still holds
+        hidden_cards = h.astype(np.int64).sum(axis=1)
+        hidden_cards[:, :] -= still if lord else 0
+        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, 3)))
+                  or (h < 0).any() or not (hidden_cards == unseen).all()
+                  or not (bt.astype(np.int64) == bottom_plane).all()):
+            raise ValueError("load_view: the hands or bottoms disagree with the planes (the cards each seat holds, "
+                             "the unseen cards, the revealed bottom)")
+        # the move to beat: the one move of the to_beat cards (each card multiset is one move id)
+        to_beat = read_cards(p, "to_beat")
+        last = PASS
+        if to_beat.any():
+            last = _MOVE_OF_COUNTS.get(to_beat.astype(np.int8).tobytes(), -1)
+            if last < 0:
+                raise ValueError(f"load_view: the to_beat cards {to_beat.tolist()} are no move")
+        hist = read_cards(p, "history").astype(np.int8)  # (HISTORY, 15) most recent first
+        hseats = LAYOUT_BY_NAME["history_seats"].of(p)[0]
+        seats = _one_hot_index(hseats[:NUM_SEATS].T)  # (HISTORY,) relative seat, -1 empty
+        n_hist = int((seats >= 0).sum())
+        moves = np.full(HISTORY, _EMPTY_SLOT, np.int64)
+        for k in range(n_hist):
+            moves[k] = _MOVE_OF_COUNTS.get(hist[k].tobytes(), -1) if hist[k].any() else PASS
+            if moves[k] < 0:
+                raise ValueError(f"load_view: history slot {k} holds cards that are no move")
+        passes = 0
+        if last != PASS:
+            while passes < n_hist and moves[passes] == PASS:
+                passes += 1
+        made = np.zeros(NUM_SEATS, np.int16)
+        seen = np.zeros((NUM_SEATS, NUM_RANKS), np.int64)
+        for k in range(n_hist):
+            if moves[k] != PASS:
+                made[seats[k]] += 1
+                seen[seats[k]] += MOVE_COUNTS[moves[k]]
+        made += (played.astype(np.int64) > seen).any(axis=1)  # plays older than the history: at least one
+        bids, first = read_bids(p)
+        dbl, redouble = read_doubling(p)
+        # the ring: the most recent play just before the head
+        ring_moves = np.full(HISTORY, _EMPTY_SLOT, np.int32)
+        ring_seats = np.full(HISTORY, -1, np.int8)
+        head = n_hist % HISTORY
+        for k in range(n_hist):
+            j = (head - 1 - k) % HISTORY
+            ring_moves[j] = moves[k]
+            ring_seats[j] = seats[k]
+        initial = full + played[None]
+        initial[:, lord] -= bt.astype(np.int8)
+        if K == 0:
+            return
+        self.hands[slots] = full
+        self.initial_hands[slots] = initial
+        self.bottom[slots] = bt
+        self.phase[slots] = _PLAY
+        self.current_player[slots] = 0
+        self.first_bidder[slots] = max(int(first), 0)
+        self.bids[slots] = bids
+        self.bid[slots] = max(int(bids.max()), 1)
+        self.landlord[slots] = lord
+        self.double_choice[slots] = dbl
+        self.double_choice[slots, lord] = -1
+        self.doubles_revealed[slots] = True
+        self.redouble_choice[slots] = redouble
+        self.bottom_revealed[slots] = True
+        self.last_move[slots] = last
+        self.last_mover[slots] = int(st.beat_seat) if last != PASS else -1
+        self.passes[slots] = passes
+        self.played[slots] = played
+        self.played_total[slots] = played.sum(axis=0)
+        self.n_cards[slots] = left
+        self.moves_made[slots] = made
+        self.bombs[slots] = int(st.bombs)
+        self.rockets[slots] = int(bool(st.rocket))
+        self.seat_bombs[slots] = 0
+        self.seat_rockets[slots] = 0
+        self.plays[slots] = n_hist
+        self.hist_moves[slots] = ring_moves
+        self.hist_seats[slots] = ring_seats
+        self.hist_head[slots] = head
+        self.void[slots] = False
+        self._next_first_bidder[slots] = -1
         self._refresh_legal()
 
     def roles(self) -> np.ndarray:

@@ -91,6 +91,16 @@ class DMCAgent(BatchAgent):
             raise ValueError("DMCAgent: a play decision without a role in its status plane")
         return self.model.choose(planes, nets, starts, decisions.legal_ids).astype(np.int64)
 
+    def values(self, decisions: Decisions) -> list[np.ndarray]:
+        """Each decision's Q-values of its legal ids (float32, in the order of ``decisions.legal(i)``;
+        bids and doubles too): what the greedy choice maximises (the search agent ranks candidates by it)."""
+        n = len(decisions)
+        starts = decisions.legal_starts
+        planes = np.ascontiguousarray(decisions.observation, dtype=np.int8).reshape(n, OBS_CELLS)
+        nets = np.where(decisions.phase == Phase.PLAY, decisions.role, BIDDING_NET).astype(np.int64)
+        q = self.model.q_legal(planes, nets, starts, decisions.legal_ids)
+        return np.split(q, starts[1:-1])
+
     def __repr__(self) -> str:
         return f"DMCAgent({self.name})"
 

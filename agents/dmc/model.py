@@ -220,6 +220,32 @@ class DMCModel(nn.Module):
         return (out, qnet.hand_logits(feats)) if with_hands else out
 
     @torch.inference_mode()
+    def q_legal(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Q of every legal id (M,) float32, in the order of ``ids`` (forced decisions too): ``choose``'s
+        scores, for agents that rank moves (the search agent's candidates). ``ValueError`` as ``choose``."""
+        device = self.action_table.device
+        counts = np.diff(starts)
+        q_all = np.zeros(ids.size, np.float32)
+        for n in range(NUM_NETS):
+            idx = np.flatnonzero((nets == n) & (counts > 0))
+            if idx.size == 0:
+                continue
+            c = counts[idx]
+            rows = np.repeat(np.arange(idx.size), c)
+            pos = np.arange(int(c.sum())) - np.repeat(c.cumsum() - c, c) + np.repeat(starts[idx], c)
+            x = torch.from_numpy(np.ascontiguousarray(obs[idx])).to(device)
+            rows_t = torch.from_numpy(rows).to(device)
+            net = self.nets[n]
+            hand = hand_counts(x).index_select(0, rows_t) if self.hand_after else None
+            q = net.score(net.encode_state(x), rows_t, self.action_feats(torch.from_numpy(ids[pos]).to(device), hand))
+            q = q.float().reshape(-1)
+            if not bool(torch.isfinite(q).all()):
+                raise ValueError(f"non-finite Q-values from network {n} ({NET_NAMES[n]}): the weights have "
+                                 f"diverged (NaN or inf)")
+            q_all[pos] = q.cpu().numpy()
+        return q_all
+
+    @torch.inference_mode()
     def choose(self, obs: np.ndarray, nets: np.ndarray, starts: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Greedy action of every decision from compact legal sets (``legal_starts``, ``legal_ids``).
 

@@ -19,7 +19,7 @@ AGENT_LEVELS = (
     ("agents._exports", "agents.base"),                                     # the agent interface
     ("agents.loader",),                                                     # an agent from a spec
     ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
-    ("agents.dmc", "agents.douzero"),                                       # the learned agents (and DMC's config)
+    ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents
     ("agents.evaluation", "agents.integrations"),                           # agents play agents
     ("agents.dmc.experience", "agents.dmc.sources", "agents.dmc.trainer",   # DMC's learner (it evaluates
      "agents.dmc.periodic_eval", "agents.dmc.runlog"),                      # while it trains)
