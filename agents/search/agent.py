@@ -24,6 +24,7 @@ is one batched DMC forward over all live rollouts of the batch.
 """
 from __future__ import annotations
 
+import copy
 import time
 import zlib
 from typing import Any
@@ -195,6 +196,15 @@ class SearchAgent(BatchAgent):
             if m[best] > m[0] + self.margin:
                 out[i] = c[best]
         return out
+
+    def __deepcopy__(self, memo: dict) -> "SearchAgent":
+        """A deep copy that reports into the same ``stats`` (an evaluator plays with copies of its agents)."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        for k, v in vars(self).items():
+            if k != "stats":
+                setattr(new, k, copy.deepcopy(v, memo))
+        return new
 
     def cost(self) -> dict[str, float]:
         """Per searched decision: rollouts, wall and CPU seconds (of the searches so far)."""

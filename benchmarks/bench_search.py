@@ -1,0 +1,93 @@
+"""What searching buys and costs: ``search:BASE`` at several budgets against BASE (and others) in duplicate.
+
+    python benchmarks/bench_search.py [--base pretrained] [--budgets 8x3,16x4] [--opponents pretrained,rule]
+                                      [--deals 200] [--seed 2026] [--prior deck] [--out results.json]
+
+A budget ``SxC`` is ``samples=S`` deals drawn per decision and ``candidates=C`` of BASE's best moves
+searched (``agents/search/agent.py``): ``S * C`` rollouts of the rest of the hand per searched decision.
+For each budget and opponent it plays the duplicate evaluation (``agents.evaluation.evaluate``: every
+deal six times, seats rotated, so both sides hold the same cards) and prints the searcher's score per
+hand with its 95% interval, then what a searched decision cost: rollouts, wall and CPU seconds of this
+process (one thread). Decisions the search does not touch (bids, doubles, forced plays) cost what
+BASE costs and are not counted. Each row is written to ``--out`` as soon as it is measured (a long
+run stopped keeps its rows; ``--resume`` skips the rows already there).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import torch  # noqa: E402
+
+from agents import load  # noqa: E402
+from agents.evaluation.protocols import evaluate  # noqa: E402
+from agents.search.agent import SearchAgent  # noqa: E402
+
+
+def budgets(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in text.split(","):
+        s, _, c = part.strip().partition("x")
+        out.append((int(s), int(c)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default="pretrained", help="the base agent (an agents.load spec)")
+    ap.add_argument("--budgets", default="8x3,16x4", help="SxC,...: samples x candidates per decision")
+    ap.add_argument("--opponents", default="pretrained,rule", help="comma-separated agent specs")
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=2026, help="seed of the deals (held out: not a training seed)")
+    ap.add_argument("--prior", default="deck", choices=("deck", "cards"))
+    ap.add_argument("--out", default=None, help="JSON file of the rows (written after each row)")
+    ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and skip them")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    rows: list[dict] = []
+    if args.resume and args.out and os.path.isfile(args.out):
+        rows = json.load(open(args.out))["rows"]
+    done = {(r["samples"], r["candidates"], r["opponent"], r["deals"], r["seed"], r["prior"]) for r in rows}
+    base = load(args.base)
+    print(f"search:{args.base} in duplicate, {args.deals} deals of seed {args.seed}, prior {args.prior}")
+    print(f"{'budget':>8} {'opponent':>12} {'score/hand [95% CI]':>28} {'decisions':>10} {'rollouts':>9} "
+          f"{'CPU s/dec':>10} {'wall s/dec':>10}")
+    for r in rows:
+        print(f"{r['samples']:>4}x{r['candidates']:<3} {r['opponent']:>12} {r['score']:+8.3f} "
+              f"[{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}] {r['decisions']:>10} {r['rollouts_per_decision']:>9.0f} "
+              f"{r['cpu_seconds_per_decision']:>10.3f} {r['wall_seconds_per_decision']:>10.3f}  (kept)")
+    for samples, candidates in budgets(args.budgets):
+        for opponent in args.opponents.split(","):
+            key = (samples, candidates, opponent, args.deals, args.seed, args.prior)
+            if key in done:
+                continue
+            agent = SearchAgent(base, samples=samples, candidates=candidates, prior=args.prior, seed=0,
+                                name=f"search:{args.base}?samples={samples}&candidates={candidates}")
+            t0 = time.time()
+            res = evaluate(agent, opponent, deals=args.deals, seed=args.seed)
+            a = res["A"]
+            cost = agent.cost()
+            row = {"samples": samples, "candidates": candidates, "opponent": opponent, "deals": args.deals,
+                   "seed": args.seed, "prior": args.prior, "base": args.base, "score": a["mean_score"],
+                   "ci": list(a["score_ci95"]), "hands": res["hands"], "seconds": time.time() - t0, **cost}
+            rows.append(row)
+            print(f"{samples:>4}x{candidates:<3} {opponent:>12} {row['score']:+8.3f} [{row['ci'][0]:+.3f}, "
+                  f"{row['ci'][1]:+.3f}] {cost['decisions']:>10} {cost['rollouts_per_decision']:>9.0f} "
+                  f"{cost['cpu_seconds_per_decision']:>10.3f} {cost['wall_seconds_per_decision']:>10.3f}",
+                  flush=True)
+            if args.out:
+                tmp = args.out + ".tmp"
+                with open(tmp, "w") as f:
+                    json.dump({"rows": rows}, f, indent=1)
+                os.replace(tmp, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
