@@ -31,12 +31,16 @@ from typing import Any
 
 import numpy as np
 
+from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.beliefs import sample_hidden
-from ddz_env.rules import Phase
+from ddz_env.moves import MOVE_COUNTS, PASS
+from ddz_env.observation import HISTORY, LAYOUT_BY_NAME, read_bids, read_cards, read_doubling, read_status
+from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 
 from ..base import BatchAgent, Decisions, as_batch_agent
 from ..runs.config import did_you_mean
+from .beliefs import DEFAULT_TEMPERATURE, normalise, replay_log_weights
 
 SCHEME = "search:"
 #: option -> (type, default, what it is)
@@ -46,11 +50,44 @@ OPTIONS: dict[str, tuple[type, Any, str]] = {
     "rollout": (str, "", "the agent that plays the rollouts at every seat (default: the base agent)"),
     "prior": (str, "deck", "the deals' distribution: deck (uniform over the deck's orders) or cards"),
     "margin": (float, 0.0, "points per hand another move must beat the base choice by"),
+    "belief": (str, "", "weigh the deals by how likely this agent was to make the others' moves (beliefs.py)"),
+    "temperature": (float, 0.1, "the belief agent's softmax temperature, in its value units"),
     "seed": (int, 0, "seed of the draws"),
 }
 MAX_ROLLOUTS = 1 << 16  # one decision's samples x candidates: a bound on memory (a table is ~1 kB)
 _PLAY = int(Phase.PLAY)
 _MAX_PLAYS = 200  # a hand ends within 54 plays and 2 passes each: a rollout past this is a bug
+_MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
+_HISTORY_SEATS = LAYOUT_BY_NAME["history_seats"]
+
+
+def visible_plays(planes: np.ndarray) -> list[tuple[int, int]]:
+    """The plays in the planes' history, oldest first, as ``(relative seat, move id)``."""
+    cards = read_cards(planes, "history")
+    seats = _HISTORY_SEATS.of(planes)[0]
+    out = []
+    for k in range(HISTORY):
+        lit = np.flatnonzero(seats[:3, k])
+        if lit.size == 0:
+            break
+        out.append((int(lit[0]), _MOVE_OF_COUNTS[cards[k].tobytes()] if cards[k].any() else PASS))
+    return out[::-1]
+
+
+def bidding_history(planes: np.ndarray) -> tuple[int, list[tuple[int, int]]]:
+    """``(first bidder, the bids, doubles and redouble in order)`` of a play decision's planes, in relative
+    seats (R3, R5, R6: all public once the play began)."""
+    bids, first = read_bids(planes)
+    dbl, redouble = read_doubling(planes)
+    first = int(first)
+    out = [((first + k) % 3, BID_PASS + int(bids[(first + k) % 3])) for k in range(3) if bids[(first + k) % 3] >= 0]
+    lord = (-int(read_status(planes).role)) % 3
+    for s in doubling_order(lord):
+        if dbl[int(s)] >= 0:
+            out.append((int(s), NO_DOUBLE + int(dbl[int(s)])))
+    if redouble >= 0:
+        out.append((lord, NO_REDOUBLE + int(redouble)))
+    return first, out
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -83,7 +120,8 @@ class SearchAgent(BatchAgent):
     """BASE, searching its best moves at play decisions (see the module doc)."""
 
     def __init__(self, base: Any, *, samples: int = 16, candidates: int = 4, rollout: Any = None,
-                 prior: str = "deck", margin: float = 0.0, seed: int = 0, name: str | None = None):
+                 prior: str = "deck", margin: float = 0.0, seed: int = 0, belief: Any = None,
+                 temperature: float = DEFAULT_TEMPERATURE, name: str | None = None):
         for key, value, low in (("samples", samples, 1), ("candidates", candidates, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"search: {key} must be a whole number of at least {low}, got {value!r}")
@@ -94,18 +132,29 @@ class SearchAgent(BatchAgent):
             raise ValueError(f"search: prior must be 'deck' or 'cards', got {prior!r}")
         if not np.isfinite(margin) or margin < 0:
             raise ValueError(f"search: margin must be a finite number >= 0, got {margin!r}")
+        if not np.isfinite(temperature) or temperature <= 0:
+            raise ValueError(f"search: temperature must be a positive number, got {temperature!r}")
+        self.belief = None if belief is None else as_batch_agent(belief)
+        self.temperature = float(temperature)
+        #: stream -> the play phase's public history as its decisions saw it, and the stream's last play
+        self._plays: dict[int, list[tuple[int, int]]] = {}
+        self._last: dict[int, int] = {}
         self.base = as_batch_agent(base)
         self.rollout = self.base if rollout is None else as_batch_agent(rollout)
         self.samples, self.candidates = int(samples), int(candidates)
         self.prior, self.margin, self.seed = prior, float(margin), int(seed)
         self.name = name or f"search:{getattr(base, 'name', type(base).__name__)}"
         #: what the searches cost: decisions searched, rollouts played, rollout steps, wall and CPU seconds
-        self.stats = {"searched": 0, "rollouts": 0, "steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0}
+        self.stats = {"searched": 0, "rollouts": 0, "steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0,
+                      "weighted": 0, "unweighted": 0, "ess": 0.0}
 
     # ------------------------------------------------------------------ the agent interface
     def begin_hands(self, streams: np.ndarray, seeds: np.ndarray) -> None:
         for agent in {id(self.base): self.base, id(self.rollout): self.rollout}.values():
             agent.begin_hands(streams, seeds)
+        for st in np.asarray(streams).tolist():
+            self._plays.pop(st, None)
+            self._last.pop(st, None)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -114,10 +163,31 @@ class SearchAgent(BatchAgent):
     def act_batch(self, decisions: Decisions) -> np.ndarray:
         actions = np.asarray(self.base.act_batch(decisions), dtype=np.int64).copy()
         counts = np.diff(decisions.legal_starts)
-        idx = np.flatnonzero((decisions.phase == _PLAY) & (counts > 1))
+        play = decisions.phase == _PLAY
+        if self.belief is not None:
+            for i in np.flatnonzero(play):
+                self._remember(int(decisions.stream[i]), decisions.observation[i])
+        idx = np.flatnonzero(play & (counts > 1))
         if idx.size and self.candidates > 1:
             actions[idx] = self.search(decisions.take(idx), actions[idx])
+        if self.belief is not None:
+            for i in np.flatnonzero(play):
+                self._last[int(decisions.stream[i])] = int(actions[i])
         return actions
+
+    def _remember(self, stream: int, planes: np.ndarray) -> None:
+        """The stream's public history of the play so far: the planes' history while it holds every play
+        (fewer than ``HISTORY``), else the remembered one and the three plays since this seat's last
+        (its own, as it chose it, then the two others'); unknown (None) when they do not fit."""
+        seen = visible_plays(planes)
+        if len(seen) < HISTORY:
+            self._plays[stream] = seen
+            return
+        known, last = self._plays.get(stream), self._last.get(stream)
+        if known is not None and last is not None and seen[-3] == (0, last):
+            self._plays[stream] = known + seen[-3:]
+        else:
+            self._plays[stream] = None
 
     # ------------------------------------------------------------------ the search
     def candidate_moves(self, decisions: Decisions, chosen: np.ndarray) -> list[np.ndarray]:
@@ -148,10 +218,13 @@ class SearchAgent(BatchAgent):
         total = int(sizes.sum())
         env = VectorDouDizhu(total, seed=None)
         first = np.empty(total, np.int64)
+        weights = np.full((len(cands), n), 1.0 / n)
         offset = 0
         for i, c in enumerate(cands):
             seed = int(self._rng(decisions, i, 2).integers(2**63))
             hands, bottoms = sample_hidden(decisions.observation[i], n, seed=seed, prior=self.prior)
+            if self.belief is not None:
+                weights[i] = self._weights(decisions, i, hands, bottoms)
             for k, move in enumerate(c):  # the same deals for every candidate
                 slots = np.arange(offset + k * n, offset + (k + 1) * n)
                 env.load_view(slots, decisions.observation[i], hands, bottoms)
@@ -183,7 +256,27 @@ class SearchAgent(BatchAgent):
         self.stats["wall_seconds"] += time.perf_counter() - wall0
         self.stats["cpu_seconds"] += time.process_time() - cpu0
         bounds = np.concatenate([[0], sizes.cumsum()])
-        return [score[bounds[i]:bounds[i + 1]].reshape(c.size, n).mean(axis=1) for i, c in enumerate(cands)]
+        return [score[bounds[i]:bounds[i + 1]].reshape(c.size, n) @ weights[i] for i, c in enumerate(cands)]
+
+    def _weights(self, decisions: Decisions, i: int, hands: np.ndarray, bottoms: np.ndarray) -> np.ndarray:
+        """Belief weights of decision i's drawn deals (agents/search/beliefs.py), uniform when the
+        stream's history is not known (the agent did not see every decision of the hand)."""
+        n = hands.shape[0]
+        plays = self._plays.get(int(decisions.stream[i]))
+        if plays is None:
+            self.stats["unweighted"] += 1
+            return np.full(n, 1.0 / n)
+        planes = decisions.observation[i]
+        first, history = bidding_history(planes)
+        lord = (-int(read_status(planes).role)) % 3
+        played = read_cards(planes, "played").astype(np.int8)  # (3, 15) relative seats
+        dealt = np.concatenate([np.broadcast_to(read_cards(planes, "hand"), (n, 1, 15)), hands], axis=1) + played
+        dealt[:, lord] -= bottoms
+        logw = replay_log_weights(dealt, bottoms, first, history + plays, 0, self.belief, self.temperature)
+        w, ess = normalise(logw)
+        self.stats["weighted"] += 1
+        self.stats["ess"] += ess
+        return w
 
     def search(self, decisions: Decisions, chosen: np.ndarray) -> np.ndarray:
         """The searched move of each (play, several legal moves) decision; ``chosen``: the base's."""
@@ -211,7 +304,9 @@ class SearchAgent(BatchAgent):
         k = max(self.stats["searched"], 1)
         return {"decisions": self.stats["searched"], "rollouts_per_decision": self.stats["rollouts"] / k,
                 "wall_seconds_per_decision": self.stats["wall_seconds"] / k,
-                "cpu_seconds_per_decision": self.stats["cpu_seconds"] / k}
+                "cpu_seconds_per_decision": self.stats["cpu_seconds"] / k,
+                "weighted": self.stats["weighted"], "unweighted": self.stats["unweighted"],
+                "mean_ess": self.stats["ess"] / max(self.stats["weighted"], 1)}
 
     def __repr__(self) -> str:
         return (f"SearchAgent({self.name}, samples={self.samples}, candidates={self.candidates}, "
@@ -224,8 +319,10 @@ def from_spec(spec: str, **kwargs: Any) -> SearchAgent:
 
     base_spec, options = parse_spec(spec)
     rollout = options.pop("rollout", "") or None
+    belief = options.pop("belief", "") or None
     base = load(base_spec)
-    return SearchAgent(base, rollout=None if rollout is None else load(rollout), name=spec, **{**options, **kwargs})
+    return SearchAgent(base, rollout=None if rollout is None else load(rollout),
+                       belief=None if belief is None else load(belief), name=spec, **{**options, **kwargs})
 
 
 __all__ = ["SearchAgent", "OPTIONS", "parse_spec", "from_spec"]

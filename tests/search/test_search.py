@@ -8,7 +8,7 @@ import pytest
 from agents import load
 from agents.base import BatchAgent, Decisions
 from agents.evaluation.protocols import evaluate
-from agents.search.agent import SearchAgent, parse_spec
+from agents.search.agent import SearchAgent, parse_spec, visible_plays
 from ddz_env.beliefs import sample_hidden
 from ddz_env.moves import MOVE_NCARDS
 from ddz_env.rules import Phase
@@ -134,3 +134,54 @@ def test_bad_search_specs_are_one_line_errors(spec, message):
 def test_parse_spec_takes_the_options_after_the_last_question_mark():
     assert parse_spec("search:douzero:dir?bidder=rule?samples=8") == ("douzero:dir?bidder=rule", {"samples": 8})
     assert parse_spec("search:pretrained") == ("pretrained", {})
+
+
+def test_the_belief_search_rebuilds_the_whole_public_history_from_its_own_decisions():
+    """With ``belief`` the agent keeps each stream's play history: the planes show the last 15 plays, its
+    own decisions come every third play, so stitched together they give every play of the hand (checked
+    against the real history, relative seats, over hands much longer than 15 plays)."""
+    B = 16
+    env = VectorDouDizhu(B, seed=9)
+    agent = SearchAgent(FirstLegal(), belief=FirstLegal(), candidates=1)
+    agent.begin_hands(np.arange(3 * B), np.zeros(3 * B, np.int64))
+    truth: list[list[tuple[int, int]]] = [[] for _ in range(B)]
+    checked = long = 0
+    rng = np.random.default_rng(9)
+    for _ in range(400):
+        d = decisions_of(env)
+        acts = agent.act_batch(d)
+        # half the tables play at random (long hands, many passes), half as the agent says
+        acts = np.where(np.arange(B) % 2 == 0, acts, env.random_actions(rng))
+        for b in np.flatnonzero(d.phase == Phase.PLAY):
+            s = int(d.seat[b])
+            want = [((seat - s) % 3, m) for seat, m in truth[b]]
+            assert agent._plays[int(d.stream[b])] == want
+            checked += 1
+            long += len(want) > 15
+            agent._last[int(d.stream[b])] = int(acts[b])  # (what the table plays: the agent's or a random move)
+        for b in np.flatnonzero(d.phase == Phase.PLAY):
+            truth[b].append((int(d.seat[b]), int(acts[b])))
+        _, _, done, _ = env.step(acts, observe=False)
+        for b in np.flatnonzero(done):
+            truth[b] = []
+            agent.begin_hands(np.arange(3 * b, 3 * b + 3), np.zeros(3, np.int64))
+    assert checked > 2000 and long > 200, (checked, long)
+
+
+def test_the_belief_search_weighs_its_deals_and_falls_back_to_uniform_without_the_history():
+    env = positions(11, tables=32, steps=70)
+    d = decisions_of(env)
+    hist = np.array([len(visible_plays(d.observation[i]))
+                     for i in range(len(d))])
+    many = (d.phase == Phase.PLAY) & (np.diff(d.legal_starts) > 1)
+    agent = SearchAgent(load("pretrained"), belief=load("pretrained"), samples=8, candidates=2)
+    short = np.flatnonzero(many & (hist < 15))[:3]
+    full = np.flatnonzero(many & (hist == 15))[:3]
+    assert short.size and full.size
+    agent.act_batch(d.take(short))  # the planes hold every play: weighted
+    assert agent.cost()["weighted"] == short.size and 1 <= agent.cost()["mean_ess"] <= 8
+    agent.act_batch(d.take(full))  # first seen after 15 plays: the history is not known, uniform
+    assert agent.cost()["unweighted"] == full.size
+    assert load("search:random?belief=random&temperature=0.5").temperature == 0.5
+    with pytest.raises(ValueError, match="temperature must be a positive number"):
+        load("search:random?belief=random&temperature=0")
