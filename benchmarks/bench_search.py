@@ -9,7 +9,8 @@ For each budget and opponent it plays the duplicate evaluation (``agents.evaluat
 deal six times, seats rotated, so both sides hold the same cards) and prints the searcher's score per
 hand with its 95% interval, then what a searched decision cost: rollouts, wall and CPU seconds of this
 process (one thread). Decisions the search does not touch (bids, doubles, forced plays) cost what
-BASE costs and are not counted. Each row is written to ``--out`` as soon as it is measured (a long
+BASE costs and are not counted. ``--belief AGENT`` weighs each decision's deals by how likely AGENT was
+to make the other seats' moves (``agents/search/beliefs.py``; the same budget). Each row is written to ``--out`` as soon as it is measured (a long
 run stopped keeps its rows; ``--resume`` skips the rows already there).
 """
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--seed", type=int, default=2026, help="seed of the deals (held out: not a training seed)")
     ap.add_argument("--prior", default="deck", choices=("deck", "cards"))
+    ap.add_argument("--belief", default="", help="weigh the deals with this agent's view of the others' moves")
+    ap.add_argument("--temperature", type=float, default=0.1, help="the belief agent's softmax temperature")
     ap.add_argument("--out", default=None, help="JSON file of the rows (written after each row)")
     ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and skip them")
     args = ap.parse_args(argv)
@@ -53,9 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     if args.resume and args.out and os.path.isfile(args.out):
         rows = json.load(open(args.out))["rows"]
-    done = {(r["samples"], r["candidates"], r["opponent"], r["deals"], r["seed"], r["prior"]) for r in rows}
+    done = {(r["samples"], r["candidates"], r["opponent"], r["deals"], r["seed"], r["prior"], r.get("belief", ""),
+             r.get("temperature", 0.1)) for r in rows}
     base = load(args.base)
-    print(f"search:{args.base} in duplicate, {args.deals} deals of seed {args.seed}, prior {args.prior}")
+    print(f"search:{args.base} in duplicate, {args.deals} deals of seed {args.seed}, prior {args.prior}"
+          + (f", belief {args.belief} at temperature {args.temperature}" if args.belief else ", uniform"))
     print(f"{'budget':>8} {'opponent':>12} {'score/hand [95% CI]':>28} {'decisions':>10} {'rollouts':>9} "
           f"{'CPU s/dec':>10} {'wall s/dec':>10}")
     for r in rows:
@@ -64,17 +69,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_seconds_per_decision']:>10.3f} {r['wall_seconds_per_decision']:>10.3f}  (kept)")
     for samples, candidates in budgets(args.budgets):
         for opponent in args.opponents.split(","):
-            key = (samples, candidates, opponent, args.deals, args.seed, args.prior)
+            key = (samples, candidates, opponent, args.deals, args.seed, args.prior, args.belief, args.temperature)
             if key in done:
                 continue
             agent = SearchAgent(base, samples=samples, candidates=candidates, prior=args.prior, seed=0,
+                                belief=load(args.belief) if args.belief else None, temperature=args.temperature,
                                 name=f"search:{args.base}?samples={samples}&candidates={candidates}")
             t0 = time.time()
             res = evaluate(agent, opponent, deals=args.deals, seed=args.seed)
             a = res["A"]
             cost = agent.cost()
             row = {"samples": samples, "candidates": candidates, "opponent": opponent, "deals": args.deals,
-                   "seed": args.seed, "prior": args.prior, "base": args.base, "score": a["mean_score"],
+                   "seed": args.seed, "prior": args.prior, "base": args.base,
+                   "belief": args.belief, "temperature": args.temperature, "score": a["mean_score"],
                    "ci": list(a["score_ci95"]), "hands": res["hands"], "seconds": time.time() - t0, **cost}
             rows.append(row)
             print(f"{samples:>4}x{candidates:<3} {opponent:>12} {row['score']:+8.3f} [{row['ci'][0]:+.3f}, "
