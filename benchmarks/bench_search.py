@@ -31,6 +31,10 @@ from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.search.agent import SearchAgent  # noqa: E402
 
 
+def fmt(x) -> str:
+    return "   n/a" if x is None else f"{x:+.3f}"
+
+
 def budgets(text: str) -> list[tuple[int, int]]:
     out = []
     for part in text.split(","):
@@ -65,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'CPU s/dec':>10} {'wall s/dec':>10}")
     for r in rows:
         print(f"{r['samples']:>4}x{r['candidates']:<3} {r['opponent']:>12} {r['score']:+8.3f} "
-              f"[{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}] {r['decisions']:>10} {r['rollouts_per_decision']:>9.0f} "
+              f"[{fmt(r['ci'][0])}, {fmt(r['ci'][1])}] {r['decisions']:>10} {r['rollouts_per_decision']:>9.0f} "
               f"{r['cpu_seconds_per_decision']:>10.3f} {r['wall_seconds_per_decision']:>10.3f}  (kept)")
     for samples, candidates in budgets(args.budgets):
         for opponent in args.opponents.split(","):
@@ -84,14 +88,14 @@ def main(argv: list[str] | None = None) -> int:
                    "belief": args.belief, "temperature": args.temperature, "score": a["mean_score"],
                    "ci": list(a["score_ci95"]), "hands": res["hands"], "seconds": time.time() - t0, **cost}
             rows.append(row)
-            print(f"{samples:>4}x{candidates:<3} {opponent:>12} {row['score']:+8.3f} [{row['ci'][0]:+.3f}, "
-                  f"{row['ci'][1]:+.3f}] {cost['decisions']:>10} {cost['rollouts_per_decision']:>9.0f} "
+            print(f"{samples:>4}x{candidates:<3} {opponent:>12} {row['score']:+8.3f} [{fmt(row['ci'][0])}, "
+                  f"{fmt(row['ci'][1])}] {cost['decisions']:>10} {cost['rollouts_per_decision']:>9.0f} "
                   f"{cost['cpu_seconds_per_decision']:>10.3f} {cost['wall_seconds_per_decision']:>10.3f}",
                   flush=True)
             if args.out:
                 tmp = args.out + ".tmp"
-                with open(tmp, "w") as f:
-                    json.dump({"rows": rows}, f, indent=1)
+                with open(tmp, "w") as fh:
+                    json.dump({"rows": rows}, fh, indent=1)
                 os.replace(tmp, args.out)
     return 0
 
