@@ -6,21 +6,22 @@ this list; ``tests/project/test_layers.py`` checks it, and that no import closes
 * ``base`` (the agent interface), then ``loader`` (an agent from a spec: ``agents.load``);
 * ``runs/`` (what any trainer needs around its algorithm: configs from a dataclass, the run folder
   and its checkpoint, logging through the progress bar), ``baselines/`` (random, rule and its planner);
-* ``dmc/`` (the DouZero-style Deep Monte-Carlo agent) and ``douzero/`` (DouZero's own networks as agents);
+* ``dmc/`` (the DouZero-style Deep Monte-Carlo agent), ``douzero/`` (DouZero's own networks as agents)
+  and ``search/`` (``search:BASE``: rollouts from deals the seat cannot rule out, and belief weights);
 * ``evaluation/`` (the arena, duplicate and fixed-landlord, statistics, the league), ``integrations/``
-  (the single-seat Gymnasium env);
+  (the single-seat Gymnasium env, the move-scoring policy and the MARL libraries' adapters);
 * DMC's learner (``dmc/experience``, ``sources``, ``trainer``, ``periodic_eval``, ``runlog``: it
   evaluates while it trains);
 * ``play/`` (one hand between people and agents; terminal and web);
 * ``cli/`` (the programs: ``ddz-train``, ``ddz-evaluate``, ``ddz-compare``, calibration).
 
-Names exported here:
+Names exported here (each imported on first use):
 
 * :class:`Agent`: the interface, ``act_batch(decisions) -> action ids`` over :class:`Decisions`
   (what the seats on turn are given) and ``act(observation) -> action id``; :class:`BatchAgent`
   is the base class that derives ``act`` from ``act_batch``;
 * :class:`RandomAgent`: uniform over legal actions, seeded;
-* :class:`RuleAgent`: a deterministic heuristic player (hand decomposition, see ``hand.py``);
+* :class:`RuleAgent`: a deterministic heuristic player (hand decomposition, see ``baselines/planner.py``);
 * :func:`load`: an agent by name (``"random"``, ``"rule"``) or from a checkpoint path;
   :func:`register` plugs in new kinds;
 * :func:`evaluate`: duplicate or fixed-landlord matches (``evaluate.py`` is the CLI);
@@ -35,15 +36,32 @@ import importlib.util
 import sys
 import warnings
 
-from .base import Agent, BatchAgent, Decisions, as_batch_agent
-from .baselines.random_agent import RandomAgent
-from .baselines.rule_agent import RuleAgent
-from .evaluation.arena import AgentError
-from .evaluation.protocols import evaluate
-from .integrations.seat_env import SEAT_ENV_ID, DouDizhuSeatEnv, register_gymnasium
-from .loader import load, read_checkpoint, register, register_lazy, registered, save_checkpoint
+from ._exports import lazy
 
-register_gymnasium()
+# the names below are imported on first use (``agents.load`` does not import the evaluator, the
+# baselines or Gymnasium's seat env: measured with ``python -X importtime -c "import agents"``, the
+# eager imports took about 0.13 s over the 0.33 s of ddz_env's tables)
+__getattr__, __dir__ = lazy(__name__, {
+    "Agent": ".base", "BatchAgent": ".base", "Decisions": ".base", "as_batch_agent": ".base",
+    "RandomAgent": ".baselines.random_agent", "RuleAgent": ".baselines.rule_agent",
+    "AgentError": ".evaluation.arena", "evaluate": ".evaluation.protocols",
+    "DouDizhuSeatEnv": ".integrations.seat_env", "SEAT_ENV_ID": ".integrations.seat_env",
+    "register_gymnasium": ".integrations.seat_env",
+    "load": ".loader", "read_checkpoint": ".loader", "register": ".loader", "register_lazy": ".loader",
+    "registered": ".loader", "save_checkpoint": ".loader",
+})
+
+
+def _register_seat_env() -> None:
+    """``gymnasium.make("ddz/DouDizhuSeat-v0")`` works once ``agents`` is imported: the id is registered
+    with its entry point as a string, so the seat env's module loads only when an env is made."""
+    import gymnasium
+
+    if "ddz/DouDizhuSeat-v0" not in gymnasium.registry:
+        gymnasium.register(id="ddz/DouDizhuSeat-v0", entry_point="agents.integrations.seat_env:DouDizhuSeatEnv")
+
+
+_register_seat_env()
 
 #: modules that moved when the package was laid out by role: the old path still imports (the same
 #: module object, with a DeprecationWarning that names the new one) for a release

@@ -160,7 +160,7 @@ MOVE_PLANES.flags.writeable = False
 _SEAT3 = np.arange(3)
 _R3_15 = _SEAT3 * NUM_RANKS
 # the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
-# role, beat seat, bombs, rocket; see encode_fast
+# role, beat seat, bombs, rocket; written by encode
 _ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
 _ONEHOT_OFF = np.concatenate([
     (CH_CARDS_LEFT + _SEAT3) * _PLANE, CH_BIDS * _PLANE + _R3_15, [CH_BIDS * _PLANE + 3 * NUM_RANKS],

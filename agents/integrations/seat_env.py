@@ -75,7 +75,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
         opponents: an agent spec for both other seats, or a sequence of two (the seats
             after and before the learning seat, in play order). A spec is an
             ``agents.load`` name (``"random"``, ``"rule"``, a checkpoint path) or an object
-            with ``act(observation, env) -> int``. Each gets its own instance.
+            with ``act(observation) -> int`` (any agent). Each gets its own instance.
         on_illegal: ``"raise"`` (default: ``ValueError``) or ``"timeout"`` (play R20's
             timeout action, ``info["illegal"] = 1``; useful for generic API checkers that
             sample unmasked actions).
