@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import numpy as np  # noqa: E402
 
 from ddz_env.cards import deal, to_string  # noqa: E402
-from ddz_env.legal import _legal_ids_one, legal_ids_batch, legal_mask, legal_mask_batch  # noqa: E402
+from ddz_env.legal import legal_ids_unchecked, legal_ids_batch, legal_mask, legal_mask_batch  # noqa: E402
 from bench_env import bench_core  # noqa: E402  (random full hands through the rules core)
 from ddz_env.moves import BEATS, MOVE_COUNTS, MOVE_GROUP, NUM_MOVES  # noqa: E402
 
@@ -46,7 +46,7 @@ def typical_responses(n: int, rng: np.random.Generator) -> list[tuple[np.ndarray
     out = []
     while len(out) < n:
         hands, _ = deal(rng)
-        leads = _legal_ids_one(hands[1], 0)
+        leads = legal_ids_unchecked(hands[1], 0)
         out.append((hands[0], int(rng.choice(leads))))
     return out
 
@@ -72,7 +72,7 @@ def main() -> None:
         pass
     rows = []
     for name, cases in (("20-card lead", lead20), ("17-card lead", lead17), ("typical response", resp)):
-        ours_ids = per_call_us(_legal_ids_one, cases, rep)
+        ours_ids = per_call_us(legal_ids_unchecked, cases, rep)
         ours_mask = per_call_us(legal_mask, cases, rep)
         base = per_call_us(naive_mask, cases, max(2, rep // 10))
         rows.append((name, ours_ids, ours_mask, base))

@@ -68,7 +68,7 @@ from .actions import DOUBLE_ACTIONS, NO_DOUBLE
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
 from .moves import FOUR_KICKER_RANKS, FOUR_WITH_TWO, MOVE_COUNTS, MOVE_TYPE
 from .observation import (
-    HIDDEN, HISTORY, LAYOUT_BY_NAME, OBS_SHAPE, read_cards, read_cards_left, read_status,
+    HIDDEN, HISTORY, OBS_SHAPE, read_cards, read_cards_left, read_history_seats, read_status,
 )
 from .game import Game
 from .rules import Deal, Phase, as_seat
@@ -194,8 +194,6 @@ def hidden_of_game(game, seat) -> Hidden:
     return h
 
 
-_CH_HISTORY = LAYOUT_BY_NAME["history"]
-_CH_HISTORY_SEATS = LAYOUT_BY_NAME["history_seats"]
 
 
 def hidden_of_planes(planes) -> Hidden:
@@ -222,13 +220,12 @@ def hidden_of_planes(planes) -> Hidden:
         raise ValueError("the planes are not one seat's observation of a hand: their cards, counts and unseen "
                          "plane disagree")
     cards = read_cards(p, "history").astype(np.int64)  # (HISTORY, 15), most recent first
-    seats = _CH_HISTORY_SEATS.of(p)[0]  # rows 0..2: relative seat of each slot
+    seats = read_history_seats(p)  # relative seat of each slot, -1 empty
     later = np.zeros((NUM_SEATS, NUM_RANKS), np.int64)
     for k in range(HISTORY):
-        lit = np.flatnonzero(seats[:NUM_SEATS, k])
-        if lit.size == 0:  # an empty slot: no older plays
+        r = int(seats[k])
+        if r < 0:  # an empty slot: no older plays
             break
-        r = int(lit[0])
         later[r] += cards[k]
         if r:
             kickers = _FOUR_TWO_KICKERS.get(cards[k].astype(np.int8).tobytes(), 0)

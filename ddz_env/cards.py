@@ -74,11 +74,11 @@ def to_string(counts: np.ndarray) -> str:
     The counts are validated as :func:`as_counts` does (``ValueError`` for 2.9 threes, NaN,
     negative or impossible counts; ``TypeError`` for a non-numeric vector).
     """
-    return _to_string(as_counts(counts))
+    return counts_string(as_counts(counts))
 
 
-def _to_string(counts: np.ndarray) -> str:
-    """:func:`to_string` of counts already validated (the package's own arrays)."""
+def counts_string(counts: np.ndarray) -> str:
+    """:func:`to_string` of counts already validated (the package's own arrays: no check, for speed)."""
     return "".join(RANKS[r] * int(c) for r, c in enumerate(counts))
 
 

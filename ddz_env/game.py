@@ -19,8 +19,8 @@ import numpy as np
 from .actions import (
     BID_PASS, DOUBLE, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import NUM_RANKS, NUM_SEATS, _to_string as to_string
-from .legal import _legal_ids_one
+from .cards import NUM_RANKS, NUM_SEATS, counts_string as to_string
+from .legal import legal_ids_unchecked
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
     ROLE_OF, Deal, Phase, Role, Rules, as_seat, bid_outcome, check_hands_arg, deal_hand, default_actions,
@@ -186,7 +186,7 @@ class Game:
     def _play_ids(self) -> np.ndarray:
         """Legal move ids now, computed once per position (observe and step both ask)."""
         if self._legal_cache is None:
-            ids = _legal_ids_one(self.hands[self.current_player], self.last_move)
+            ids = legal_ids_unchecked(self.hands[self.current_player], self.last_move)
             ids.flags.writeable = False
             self._legal_cache = ids
         return self._legal_cache

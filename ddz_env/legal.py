@@ -60,7 +60,7 @@ for _a in (_RESP_IDS, _RESP_PTR, _RESP_BITS, _LIGHT_IDS, _LIGHT_BITS, _HEAVY_BOD
     _a.flags.writeable = False
 
 
-def _legal_ids_one(counts: np.ndarray, last: int) -> np.ndarray:
+def legal_ids_unchecked(counts: np.ndarray, last: int) -> np.ndarray:
     """Legal ids of one validated count vector against move id ``last`` (0: lead)."""
     held = _THERMO_FLAT.take(_THERMO_OFF + counts).sum()
     not_held = ~held
@@ -124,7 +124,7 @@ def legal_ids_batch(hands: np.ndarray, last_moves: np.ndarray, validate: bool = 
         _check_hands(hands, last_moves.shape[0])
     last_moves = np.asarray(last_moves, dtype=np.int64)
     if hands.shape[0] == 1:  # one hand: the single-hand path has less overhead
-        ids = _legal_ids_one(hands[0], int(last_moves[0]))
+        ids = legal_ids_unchecked(hands[0], int(last_moves[0]))
         return np.zeros(ids.size, dtype=np.int64), ids
     if last_moves.size and last_moves.min() > 0:  # all respond: only the groups that beat the table
         return response_ids_batch(hands, last_moves)
@@ -205,7 +205,7 @@ def legal_mask_batch(hands: np.ndarray, last_moves: np.ndarray, out: np.ndarray 
 
 def legal_ids(hand: str | np.ndarray, last_move: int | str | None = None) -> np.ndarray:
     """Sorted legal move ids of one hand (0 = pass, present only when responding)."""
-    return _legal_ids_one(as_counts(hand), _as_last(last_move))
+    return legal_ids_unchecked(as_counts(hand), _as_last(last_move))
 
 
 def legal_mask(hand: str | np.ndarray, last_move: int | str | None = None) -> np.ndarray:

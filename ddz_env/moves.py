@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .cards import ACE, BLACK_JOKER, MAX_COUNTS, NUM_RANKS, RANKS, RED_JOKER, _to_string, as_counts, as_id, parse_cards
+from .cards import ACE, BLACK_JOKER, MAX_COUNTS, NUM_RANKS, RANKS, RED_JOKER, counts_string, as_counts, as_id, parse_cards
 
 
 class MoveType(IntEnum):
@@ -168,7 +168,7 @@ MOVE_BITS: np.ndarray = thermometer(MOVE_COUNTS)
 for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS):
     _a.flags.writeable = False
 
-MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(_to_string(c) for c in MOVE_COUNTS[1:])
+MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(counts_string(c) for c in MOVE_COUNTS[1:])
 _MOVE_INDEX: dict[str, int] = {s: i for i, s in enumerate(MOVE_STRINGS)}
 if len(_MOVE_INDEX) != NUM_MOVES:  # a set of cards is never two different moves
     raise AssertionError("move table holds the same cards twice")
@@ -244,7 +244,7 @@ def move_id(cards: str | np.ndarray) -> int:
     if isinstance(cards, str) and cards.strip().lower() == PASS_STRING:
         return PASS
     counts = as_counts(cards)
-    canon = _to_string(counts)
+    canon = counts_string(counts)
     mid = _MOVE_INDEX.get(canon)
     if mid is None or mid == PASS:
         shown = cards if isinstance(cards, str) else canon

@@ -155,7 +155,7 @@ _PLANE = 4 * NUM_RANKS
 #: (row NUM_MOVES, an empty plane, stands for an empty history slot)
 MOVE_PLANES = np.zeros((NUM_MOVES + 1, _PLANE), np.int8)
 MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < _MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, _PLANE)
-_EMPTY_SLOT = NUM_MOVES
+EMPTY_SLOT = NUM_MOVES
 MOVE_PLANES.flags.writeable = False
 _SEAT3 = np.arange(3)
 _R3_15 = _SEAT3 * NUM_RANKS
@@ -445,6 +445,13 @@ def read_doubling(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _one_hot_index(p[..., :3, :2]), _one_hot_index(p[..., 3, :2])
 
 
+def read_history_seats(planes: np.ndarray) -> np.ndarray:
+    """(..., HISTORY) int64 of the ``history_seats`` channel: the relative seat of each history slot (0 the
+    most recent; -1 an empty slot). Whether a slot is a pass is its empty ``history`` plane."""
+    p = LAYOUT_BY_NAME["history_seats"].of(planes)[..., 0, :, :]
+    return _one_hot_index(np.swapaxes(p[..., :NUM_SEATS, :HISTORY], -1, -2))
+
+
 class Status(NamedTuple):
     """The ``status`` channel read back (:func:`read_status`), every field (...,) int64 or bool."""
 
@@ -466,4 +473,5 @@ def read_status(planes: np.ndarray) -> Status:
 
 __all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
            "observe_batch", "decode_cards", "read_cards", "read_cards_left", "read_bids", "read_doubling", "read_status",
+           "read_history_seats", "EMPTY_SLOT",
            "Status", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

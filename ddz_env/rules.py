@@ -241,8 +241,8 @@ class Deal:
         """``{"hands", "bottom", "first_bidder", "landlord"}``: count arrays (copies), or card strings
         with ``strings`` (a record's ``deal``)."""
         if strings:
-            hands: Any = [_cards._to_string(h) for h in self.hands]
-            bottom: Any = _cards._to_string(self.bottom)
+            hands: Any = [_cards.counts_string(h) for h in self.hands]
+            bottom: Any = _cards.counts_string(self.bottom)
         else:
             hands, bottom = self.hands.copy(), self.bottom.copy()
         return {"hands": hands, "bottom": bottom, "first_bidder": self.first_bidder, "landlord": self.landlord}

@@ -75,8 +75,8 @@ from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
-from .observation import (_EMPTY_SLOT, HISTORY, LAYOUT_BY_NAME, OBS_SHAPE, _one_hot_index, observe_batch, read_bids,
-                          read_cards, read_cards_left, read_doubling, read_status)
+from .observation import (EMPTY_SLOT, HISTORY, OBS_SHAPE, observe_batch, read_bids, read_cards, read_cards_left,
+                          read_doubling, read_history_seats, read_status)
 from .rules import (
     ROLE_OF, Deal, Phase, Rules, as_seat, bid_outcome, check_deals, check_hands_arg, default_actions, doubling_order,
     legal_choices, next_first_bidder, redouble_allowed,
@@ -280,7 +280,7 @@ class VectorDouDizhu:
         self.seat_bombs[slots] = 0
         self.seat_rockets[slots] = 0
         self.plays[slots] = 0
-        self.hist_moves[slots] = _EMPTY_SLOT
+        self.hist_moves[slots] = EMPTY_SLOT
         self.hist_seats[slots] = -1
         self.hist_head[slots] = 0
         self.hand_count[slots] += 1
@@ -415,10 +415,9 @@ class VectorDouDizhu:
             if last < 0:
                 raise ValueError(f"load_view: the to_beat cards {to_beat.tolist()} are no move")
         hist = read_cards(p, "history").astype(np.int8)  # (HISTORY, 15) most recent first
-        hseats = LAYOUT_BY_NAME["history_seats"].of(p)[0]
-        seats = _one_hot_index(hseats[:NUM_SEATS].T)  # (HISTORY,) relative seat, -1 empty
+        seats = read_history_seats(p)  # (HISTORY,) relative seat, -1 empty
         n_hist = int((seats >= 0).sum())
-        moves = np.full(HISTORY, _EMPTY_SLOT, np.int64)
+        moves = np.full(HISTORY, EMPTY_SLOT, np.int64)
         for k in range(n_hist):
             moves[k] = _MOVE_OF_COUNTS.get(hist[k].tobytes(), -1) if hist[k].any() else PASS
             if moves[k] < 0:
@@ -437,7 +436,7 @@ class VectorDouDizhu:
         bids, first = read_bids(p)
         dbl, redouble = read_doubling(p)
         # the ring: the most recent play just before the head
-        ring_moves = np.full(HISTORY, _EMPTY_SLOT, np.int32)
+        ring_moves = np.full(HISTORY, EMPTY_SLOT, np.int32)
         ring_seats = np.full(HISTORY, -1, np.int8)
         head = n_hist % HISTORY
         for k in range(n_hist):

@@ -22,7 +22,7 @@ import numpy as np
 from ddz_env.actions import (
     BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, NUM_ACTIONS, REDOUBLE_ACTIONS, action_to_string,
 )
-from ddz_env.cards import _to_string
+from ddz_env.cards import counts_string
 from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
 from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, PASS, move_id
 from ddz_env.observation import observe_game
@@ -236,15 +236,15 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     return {
         "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
         "your_turn": on_turn,
-        "hands": [_to_string(g.hands[s]) if show[s] else None for s in range(3)],
+        "hands": [counts_string(g.hands[s]) if show[s] else None for s in range(3)],
         "cards_left": [int(n) for n in g.n_cards],
         "roles": [ROLE_NAMES[g.role(s)] for s in range(3)],
         "landlord": int(g.landlord), "first_bidder": int(g.first_bidder),
         "bids": [int(b) for b in g.bids], "bid": int(g.bid),
         "doubled": [bool(d) if g.doubles_revealed else None for d in g.doubled()],
         "redoubled": bool(g.redoubled),
-        "bottom": _to_string(g.bottom) if (g.bottom_revealed or everything) else None,
-        "played": [_to_string(g.played[s]) for s in range(3)],
+        "bottom": counts_string(g.bottom) if (g.bottom_revealed or everything) else None,
+        "played": [counts_string(g.played[s]) for s in range(3)],
         "to_beat": to_beat,
         "history": history,
         "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],

@@ -34,7 +34,7 @@ import numpy as np
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.beliefs import sample_hidden
 from ddz_env.moves import MOVE_COUNTS, PASS
-from ddz_env.observation import HISTORY, LAYOUT_BY_NAME, read_bids, read_cards, read_doubling, read_status
+from ddz_env.observation import HISTORY, read_bids, read_cards, read_doubling, read_history_seats, read_status
 from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 
@@ -58,19 +58,16 @@ MAX_ROLLOUTS = 1 << 16  # one decision's samples x candidates: a bound on memory
 _PLAY = int(Phase.PLAY)
 _MAX_PLAYS = 200  # a hand ends within 54 plays and 2 passes each: a rollout past this is a bug
 _MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
-_HISTORY_SEATS = LAYOUT_BY_NAME["history_seats"]
 
 
 def visible_plays(planes: np.ndarray) -> list[tuple[int, int]]:
     """The plays in the planes' history, oldest first, as ``(relative seat, move id)``."""
     cards = read_cards(planes, "history")
-    seats = _HISTORY_SEATS.of(planes)[0]
     out = []
-    for k in range(HISTORY):
-        lit = np.flatnonzero(seats[:3, k])
-        if lit.size == 0:
+    for k, seat in enumerate(read_history_seats(planes).tolist()):
+        if seat < 0:
             break
-        out.append((int(lit[0]), _MOVE_OF_COUNTS[cards[k].tobytes()] if cards[k].any() else PASS))
+        out.append((seat, _MOVE_OF_COUNTS[cards[k].tobytes()] if cards[k].any() else PASS))
     return out[::-1]
 
 

@@ -185,3 +185,18 @@ def test_the_former_play_module_keeps_its_public_names():
 
     assert play.play_hand is play_hand and play.spaced is spaced
     assert set(play.__all__) >= {"main", "render", "play_hand", "Match", "seat_view", "spaced"}
+
+
+def test_no_module_imports_a_private_name_of_another_module():
+    """A leading underscore means "this module's own": another module never imports it (``from m import
+    _x``); what two modules share is public, documented where it lives."""
+    import ast
+
+    found = []
+    for package in ("ddz_env", "agents"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    found += [f"{path.relative_to(ROOT)}: from {'.' * node.level}{node.module or ''} import {a.name}"
+                              for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, "\n".join(found)
