@@ -75,8 +75,8 @@ from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
-from .observation import (EMPTY_SLOT, HISTORY, OBS_SHAPE, observe_batch, read_bids, read_cards, read_cards_left,
-                          read_doubling, read_history_seats, read_status)
+from .batch import OPTIONAL, BatchState
+from .observation import HISTORY, observe_batch
 from .rules import (
     ROLE_OF, Deal, Phase, Rules, as_seat, bid_outcome, check_deals, check_hands_arg, default_actions, doubling_order,
     legal_choices, next_first_bidder, redouble_allowed,
@@ -92,10 +92,10 @@ _IS_BOMB = (MOVE_TYPE == MoveType.BOMB).astype(np.int64)
 _IS_ROCKET = (MOVE_TYPE == MoveType.ROCKET).astype(np.int64)
 _IS_BOMBISH = (_IS_BOMB + _IS_ROCKET).astype(bool)
 _NCARDS = MOVE_NCARDS.astype(np.int64)
-#: a card multiset -> its move id (each multiset is exactly one move of the table; ``load_view`` reads moves back)
-_MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
+#: the state's arrays, read through the env (``env.hands``) by callers that predate ddz_env.batch
+_STATE_NAMES = frozenset(BatchState.__dataclass_fields__)
 #: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
 _SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
             ("bid", "bid", 1, 0), ("first_bidder", "first_bidder", 1, -1), ("bombs", "seat_bombs", 3, 0),
@@ -154,72 +154,29 @@ class VectorDouDizhu:
         self.num_envs = B = num_envs
         self.reward_kind = reward
         self.reward_scale = float(reward_scale)
-        self._b = np.arange(B)
-        i8, ip = np.int8, np.int64
-        # --- the state, one row per hand
-        self.hands = np.zeros((B, 3, NUM_RANKS), i8)
-        self.initial_hands = np.zeros((B, 3, NUM_RANKS), i8)
-        self.bottom = np.zeros((B, NUM_RANKS), i8)
-        self.phase = np.zeros(B, i8)
-        self.current_player = np.zeros(B, ip)
-        self.first_bidder = np.zeros(B, ip)
-        self.bids = np.zeros((B, 3), i8)  # -1: not yet, 0: pass, 1..3
-        self.bid = np.zeros(B, ip)
-        self.landlord = np.zeros(B, ip)
-        self.double_choice = np.zeros((B, 3), i8)  # -1: not chosen (always for the landlord)
-        self.doubles_revealed = np.zeros(B, bool)
-        self.redouble_choice = np.zeros(B, i8)  # -1: not asked (or not yet), 0, 1
-        self.bottom_revealed = np.zeros(B, bool)
-        self.last_move = np.zeros(B, ip)  # move id to beat; 0 when the player to act leads
-        self.last_mover = np.zeros(B, ip)
-        self.passes = np.zeros(B, i8)
-        self.played = np.zeros((B, 3, NUM_RANKS), i8)
-        self.played_total = np.zeros((B, NUM_RANKS), i8)
-        self.n_cards = np.zeros((B, 3), ip)
-        self.moves_made = np.zeros((B, 3), np.int16)
-        self.bombs = np.zeros(B, ip)
-        self.rockets = np.zeros(B, ip)
-        self.seat_bombs = np.zeros((B, 3), ip)  # bombs / rockets each seat played (the hand summary)
-        self.seat_rockets = np.zeros((B, 3), ip)
-        self.plays = np.zeros(B, ip)  # actions of the play phase, passes included
-        # ring buffer of the last HISTORY plays (passes included): the next one goes to hist_head
-        self.hist_moves = np.zeros((B, HISTORY), np.int32)  # NUM_MOVES: empty slot
-        self.hist_seats = np.zeros((B, HISTORY), i8)  # -1: empty slot
-        self.hist_head = np.zeros(B, ip)
-        self.hand_count = np.zeros(B, ip)  # hands dealt so far in each slot (the current one included)
-        self.void = np.zeros(B, bool)  # the last finished hand of each slot was void
-        self._next_first_bidder = np.full(B, -1, ip)  # R4: set after a void hand
+        self.state = st = BatchState.empty(B)
         self._rngs: list[np.random.Generator] = []
-        self.slot_seeds = np.zeros(B, np.uint64)
         self._rows = self._ids = self._starts = None
-        # flat views of the same memory, for 1-D fancy indexing by hand * 3 + seat (or hand * HISTORY + slot)
-        self._b3 = self._b * 3
-        self._hands2 = self.hands.reshape(-1, NUM_RANKS)
-        self._played2 = self.played.reshape(-1, NUM_RANKS)
-        self._n_cards1 = self.n_cards.reshape(-1)
-        self._moves_made1 = self.moves_made.reshape(-1)
-        self._hist_moves1 = self.hist_moves.reshape(-1)
-        self._hist_seats1 = self.hist_seats.reshape(-1)
-        self._seat_bombs1 = self.seat_bombs.reshape(-1)
-        self._seat_rockets1 = self.seat_rockets.reshape(-1)
         self._summary_blank = np.ascontiguousarray(np.broadcast_to(_SUMMARY_BLANK, (B, _SUMMARY_BLANK.size)))
         self._seed(seed)
-        self._deal(self._b)
+        self._deal(st.b)
         self._refresh_legal()
         self._fresh = True  # the constructor's deal is the seeded reset: a plain reset() right after keeps it
 
     # ------------------------------------------------------------------ seeding and dealing
     def _seed(self, seed: int | None) -> None:
+        st = self.state
         ss = np.random.SeedSequence(seed)
         self.seed = ss.entropy
-        self.slot_seeds = ss.generate_state(self.num_envs, dtype=np.uint64)
-        self._rngs = [np.random.default_rng(int(s)) for s in self.slot_seeds]
-        self.hand_count[:] = 0
-        self._next_first_bidder[:] = -1
+        st.slot_seeds = ss.generate_state(self.num_envs, dtype=np.uint64)
+        self._rngs = [np.random.default_rng(int(s)) for s in st.slot_seeds]
+        st.hand_count[:] = 0
+        st._next_first_bidder[:] = -1
 
     def slot_seed(self, b: int) -> int:
         """The integer seed of slot b's generator: ``ddz_env.raw_env().reset(seed=...)`` deals the same first hand."""
-        return int(self.slot_seeds[self._slot(b, "slot_seed")])
+        st = self.state
+        return int(st.slot_seeds[self._slot(b, "slot_seed")])
 
     def _slot(self, b, what: str) -> int:
         """Slot index ``b`` as an int in [0, B): ``TypeError`` for a float, ``ValueError`` out of range
@@ -234,6 +191,7 @@ class VectorDouDizhu:
 
         Declared twin of ``rules.deal_hand`` (the same shuffle and first-bidder draw per slot; the
         card counting batched over the slots)."""
+        st = self.state
         K = slots.size
         if K == 0:
             return
@@ -246,55 +204,28 @@ class VectorDouDizhu:
             drawn[j] = rng.integers(NUM_SEATS)  # always drawn, as the AEC env does
         key = (np.arange(K)[:, None] * 4 + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
         counts = np.bincount(key.ravel(), minlength=K * 4 * NUM_RANKS).reshape(K, 4, NUM_RANKS).astype(np.int8)
-        nfb = self._next_first_bidder[slots]
+        nfb = st._next_first_bidder[slots]
         fb = np.where(nfb >= 0, nfb, drawn)
-        self._next_first_bidder[slots] = -1
+        st._next_first_bidder[slots] = -1
         self._start_hands(slots, counts[:, :3], counts[:, 3], fb)
 
     def _start_hands(self, slots: np.ndarray, hands: np.ndarray, bottom: np.ndarray, fb: np.ndarray,
                      lords: np.ndarray | None = None) -> None:
         """Put fresh hands (K, 3, 15) + bottoms (K, 15) with first bidders (K,) into ``slots``; with
         bidding off the landlords are ``lords`` (K,) (None: the first bidders)."""
-        self.hands[slots] = hands
-        self.initial_hands[slots] = hands
-        self.bottom[slots] = bottom
-        self.first_bidder[slots] = fb
-        self.current_player[slots] = fb
-        self.phase[slots] = _BID
-        self.bids[slots] = -1
-        self.bid[slots] = 0
-        self.landlord[slots] = -1
-        self.double_choice[slots] = -1
-        self.doubles_revealed[slots] = False
-        self.redouble_choice[slots] = -1
-        self.bottom_revealed[slots] = False
-        self.last_move[slots] = PASS
-        self.last_mover[slots] = -1
-        self.passes[slots] = 0
-        self.played[slots] = 0
-        self.played_total[slots] = 0
-        self.n_cards[slots] = HAND_SIZE
-        self.moves_made[slots] = 0
-        self.bombs[slots] = 0
-        self.rockets[slots] = 0
-        self.seat_bombs[slots] = 0
-        self.seat_rockets[slots] = 0
-        self.plays[slots] = 0
-        self.hist_moves[slots] = EMPTY_SLOT
-        self.hist_seats[slots] = -1
-        self.hist_head[slots] = 0
-        self.hand_count[slots] += 1
+        self.state.start_hands(slots, hands, bottom, fb)
         if not self.rules.bidding:  # the drawn first bidder is landlord at bid 1 (as Game)
-            self.bid[slots] = 1
+            self.state.bid[slots] = 1
             self._make_landlord(slots, fb if lords is None else lords)
 
     def deal_of(self, b: int) -> Deal:
         """The :class:`~ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
         what ``Game.from_deal``, ``load_deals`` and the AEC env's ``options["deal"]`` take. (It reads as
         the dict this returned before: ``d["hands"]``, ``d.get("landlord")``.)"""
+        st = self.state
         b = self._slot(b, "deal_of")
-        return Deal._trusted(self.initial_hands[b], self.bottom[b], int(self.first_bidder[b]),
-                             None if self.rules.bidding else int(self.landlord[b]))
+        return Deal._trusted(st.initial_hands[b], st.bottom[b], int(st.first_bidder[b]),
+                             None if self.rules.bidding else int(st.landlord[b]))
 
     def load_deal(self, b: int, hands, bottom=None, first_bidder: int = 0) -> dict[str, np.ndarray]:
         """Replace slot b's hand by a fresh one: a :class:`~ddz_env.rules.Deal` (or what ``Deal.of`` reads),
@@ -318,6 +249,7 @@ class VectorDouDizhu:
         bottoms (K, 15), first_bidders (K,))`` (with bidding off the first bidders are the landlords).
         No generator draw; no observation is built (call ``observe()``). ``ValueError`` naming the
         first bad entry, nothing changed."""
+        st = self.state
         lords = None
         if bottoms is None and first_bidders is None:
             deals = [Deal.of(d) for d in hands]
@@ -355,147 +287,27 @@ class VectorDouDizhu:
             raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")
         if K == 0:
             return
-        self.hand_count[slots] -= 1  # the replaced hands do not count
+        st.hand_count[slots] -= 1  # the replaced hands do not count
         self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb, lords)
         self._refresh_legal()
 
     def load_view(self, slots, planes, hands, bottoms) -> None:
-        """Put into ``slots`` (K,) the position one seat sees in ``planes`` (its (29, 4, 15) observation
-        of a play-phase decision), with the cards it cannot see filled in: ``hands`` (K, 2, 15), the
-        next and the previous seat's cards now, and ``bottoms`` (K, 15) (what
-        ``beliefs.sample_hidden(planes, K)`` draws). For search: the observer sits at seat 0 of every
-        slot, on turn, and the slots continue the hand from there.
-
-        Everything that decides the rest of the hand is read from the planes: hands and counts,
-        the landlord, bids, doubles and redouble (R3-R6), bombs and the rocket so far (R19), the
-        move to beat and who played it, the passes since (R8), whether each seat has played (R18),
-        and the last ``HISTORY`` plays (what the agents see). The one fact the planes cannot
-        always give is R18's "the landlord played once" when its first play has left the history:
-        its plays are counted as those in the history plus one for the cards played before it.
-        ``observe(0)`` of each slot is then ``planes`` and its legal set the seat's.
-
-        ``ValueError`` naming what is wrong (not a play decision, hands that disagree with the
-        planes' counts or unseen cards, a move to beat the seat's legal set does not fit), nothing
-        changed."""
-        slots = np.asarray(slots, dtype=np.int64).reshape(-1)
-        K = slots.size
-        if K and (slots.min() < 0 or slots.max() >= self.num_envs or np.unique(slots).size != K):
-            raise ValueError(f"load_view: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
-        p = np.asarray(planes)
-        if p.shape != OBS_SHAPE:
-            raise ValueError(f"load_view: planes must have shape {OBS_SHAPE}, got {p.shape}")
-        h = np.asarray(hands)
-        bt = np.asarray(bottoms)
-        if h.shape != (K, 2, NUM_RANKS) or bt.shape != (K, NUM_RANKS):
-            raise ValueError(f"load_view: expected hands (K, 2, 15) and bottoms (K, 15) for K = {K} slots, got "
-                             f"{h.shape} and {bt.shape}")
-        st = read_status(p)
-        if int(st.phase) != _PLAY or int(st.role) < 0:
-            raise ValueError(f"load_view: the planes show phase {Phase(int(st.phase)).name}, not a play decision")
-        own = read_cards(p, "hand").astype(np.int8)
-        played = read_cards(p, "played").astype(np.int8)
-        left = read_cards_left(p)
-        full = np.concatenate([np.broadcast_to(own, (K, 1, NUM_RANKS)), h.astype(np.int8)], axis=1)
-        unseen = read_cards(p, "unseen").astype(np.int64)
-        lord = (-int(st.role)) % NUM_SEATS
-        bottom_plane = read_cards(p, "bottom").astype(np.int64)
-        still = np.maximum(bottom_plane - played[lord], 0)  # the revealed bottom cards the landlord still holds
-        hidden_cards = h.astype(np.int64).sum(axis=1)
-        hidden_cards[:, :] -= still if lord else 0
-        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, 3)))
-                  or (h < 0).any() or not (hidden_cards == unseen).all()
-                  or not (bt.astype(np.int64) == bottom_plane).all()):
-            raise ValueError("load_view: the hands or bottoms disagree with the planes (the cards each seat holds, "
-                             "the unseen cards, the revealed bottom)")
-        # the move to beat: the one move of the to_beat cards (each card multiset is one move id)
-        to_beat = read_cards(p, "to_beat")
-        last = PASS
-        if to_beat.any():
-            last = _MOVE_OF_COUNTS.get(to_beat.astype(np.int8).tobytes(), -1)
-            if last < 0:
-                raise ValueError(f"load_view: the to_beat cards {to_beat.tolist()} are no move")
-        hist = read_cards(p, "history").astype(np.int8)  # (HISTORY, 15) most recent first
-        seats = read_history_seats(p)  # (HISTORY,) relative seat, -1 empty
-        n_hist = int((seats >= 0).sum())
-        moves = np.full(HISTORY, EMPTY_SLOT, np.int64)
-        for k in range(n_hist):
-            moves[k] = _MOVE_OF_COUNTS.get(hist[k].tobytes(), -1) if hist[k].any() else PASS
-            if moves[k] < 0:
-                raise ValueError(f"load_view: history slot {k} holds cards that are no move")
-        passes = 0
-        if last != PASS:
-            while passes < n_hist and moves[passes] == PASS:
-                passes += 1
-        made = np.zeros(NUM_SEATS, np.int16)
-        seen = np.zeros((NUM_SEATS, NUM_RANKS), np.int64)
-        for k in range(n_hist):
-            if moves[k] != PASS:
-                made[seats[k]] += 1
-                seen[seats[k]] += MOVE_COUNTS[moves[k]]
-        made += (played.astype(np.int64) > seen).any(axis=1)  # plays older than the history: at least one
-        bids, first = read_bids(p)
-        dbl, redouble = read_doubling(p)
-        # the ring: the most recent play just before the head
-        ring_moves = np.full(HISTORY, EMPTY_SLOT, np.int32)
-        ring_seats = np.full(HISTORY, -1, np.int8)
-        head = n_hist % HISTORY
-        for k in range(n_hist):
-            j = (head - 1 - k) % HISTORY
-            ring_moves[j] = moves[k]
-            ring_seats[j] = seats[k]
-        initial = full + played[None]
-        initial[:, lord] -= bt.astype(np.int8)
-        if K == 0:
-            return
-        self.hands[slots] = full
-        self.initial_hands[slots] = initial
-        self.bottom[slots] = bt
-        self.phase[slots] = _PLAY
-        self.current_player[slots] = 0
-        self.first_bidder[slots] = max(int(first), 0)
-        self.bids[slots] = bids
-        self.bid[slots] = max(int(bids.max()), 1)
-        self.landlord[slots] = lord
-        self.double_choice[slots] = dbl
-        self.double_choice[slots, lord] = -1
-        self.doubles_revealed[slots] = True
-        self.redouble_choice[slots] = redouble
-        self.bottom_revealed[slots] = True
-        self.last_move[slots] = last
-        self.last_mover[slots] = int(st.beat_seat) if last != PASS else -1
-        self.passes[slots] = passes
-        self.played[slots] = played
-        self.played_total[slots] = played.sum(axis=0)
-        self.n_cards[slots] = left
-        self.moves_made[slots] = made
-        self.bombs[slots] = int(st.bombs)
-        self.rockets[slots] = int(bool(st.rocket))
-        self.seat_bombs[slots] = 0
-        self.seat_rockets[slots] = 0
-        self.plays[slots] = n_hist
-        self.hist_moves[slots] = ring_moves
-        self.hist_seats[slots] = ring_seats
-        self.hist_head[slots] = head
-        self.void[slots] = False
-        self._next_first_bidder[slots] = -1
+        """Put into ``slots`` (K,) the position one seat sees in ``planes`` with the cards it cannot see
+        filled in (``hands`` (K, 2, 15) of the next and previous seats, ``bottoms`` (K, 15)): the observer
+        at seat 0 of every slot, on turn (:meth:`BatchState.load_view <ddz_env.batch.BatchState.load_view>`
+        says what is read and how). ``ValueError`` naming what is wrong, nothing changed."""
+        self.state.load_view(slots, planes, hands, bottoms)
         self._refresh_legal()
 
     def roles(self) -> np.ndarray:
         """(B,) ``Role`` of the seat to act (``rules.ROLE_OF``): 0 landlord, 1 farmer after it, 2 before
         it; -1 while bidding."""
-        return _ROLE.take(self.current_player * 4 + 1 + self.landlord).astype(np.int64)
+        st = self.state
+        return _ROLE.take(st.current_player * 4 + 1 + st.landlord).astype(np.int64)
 
     # ------------------------------------------------------------------ state (checkpoints)
-    #: arrays derived from the state (flat views, index helpers, the legal-set cache): not saved
-    _DERIVED = frozenset({"_b", "_b3", "_hands2", "_played2", "_n_cards1", "_moves_made1",
-                          "_hist_moves1", "_hist_seats1", "_seat_bombs1", "_seat_rockets1", "_summary_blank", "_rows",
-                          "_ids", "_starts"})
-    #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
-    #: per-seat counts of the hands in progress then count from the load)
-    _OPTIONAL = frozenset({"slot_seeds", "seat_bombs", "seat_rockets", "plays"})
-
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        return {k: v for k, v in vars(self).items() if isinstance(v, np.ndarray) and k not in self._DERIVED}
+        return self.state.arrays()
 
     def state_dict(self) -> dict:
         """Everything needed to continue these hands exactly: ``{"arrays": {name: array copy},
@@ -513,7 +325,7 @@ class VectorDouDizhu:
         except (TypeError, KeyError) as e:
             raise ValueError(f"load_state_dict: not a VectorDouDizhu state (missing {e})") from None
         mine = self._state_arrays()
-        missing = sorted(set(mine) - set(arrays) - self._OPTIONAL)
+        missing = sorted(set(mine) - set(arrays) - OPTIONAL)
         extra = sorted(set(arrays) - set(mine))
         if missing or extra:
             raise ValueError(f"load_state_dict: state arrays differ: missing {missing}, unknown {extra}")
@@ -526,7 +338,7 @@ class VectorDouDizhu:
             new[k] = a
         if len(rngs) != len(self._rngs):
             raise ValueError(f"load_state_dict: {len(rngs)} generator states for {len(self._rngs)} slots")
-        for k in self._OPTIONAL - set(new) - {"slot_seeds"}:
+        for k in OPTIONAL - set(new) - {"slot_seeds"}:
             mine[k][...] = 0
         for k, a in new.items():
             mine[k][...] = a  # in place: the flat views stay valid
@@ -543,13 +355,14 @@ class VectorDouDizhu:
         generators (as the AEC env's ``reset()``), except right after the constructor, which has
         dealt the first hands already: then those are returned.
         """
+        st = self.state
         if seed is not None:
             self._seed(seed)
         elif self._fresh:
             self._fresh = False
             return self._obs_dict(True)
-        self.void[:] = False
-        self._deal(self._b)
+        st.void[:] = False
+        self._deal(st.b)
         self._refresh_legal()
         self._fresh = False
         return self._obs_dict(True)
@@ -560,6 +373,7 @@ class VectorDouDizhu:
         An illegal action for any hand raises ``ValueError`` naming the hand, the action and the
         phase, and changes nothing. ``observe=False`` skips the observation planes (``None``).
         """
+        st = self.state
         B = self.num_envs
         try:
             a = np.asarray(actions)
@@ -573,12 +387,12 @@ class VectorDouDizhu:
         self._validate(a)
         self._fresh = False
 
-        phase = self.phase
+        phase = st.phase
         done = np.zeros(B, bool)
         void = np.zeros(B, bool)
         winner = np.full(B, -1, np.int64)
         in_play = phase == _PLAY
-        self.plays += in_play
+        st.plays += in_play
         play = in_play.nonzero()[0]
         if play.size < B:
             bid_i = (phase == _BID).nonzero()[0]
@@ -595,7 +409,7 @@ class VectorDouDizhu:
             if dbl_i.size:
                 self._double(dbl_i, a[dbl_i])
             if red_i.size:
-                self.redouble_choice[red_i] = a[red_i] - NO_REDOUBLE
+                st.redouble_choice[red_i] = a[red_i] - NO_REDOUBLE
                 self._start_play(red_i)
 
         won = (winner >= 0).nonzero()[0]
@@ -604,10 +418,10 @@ class VectorDouDizhu:
         ended = done.nonzero()[0]
         rewards, info = self._finish_hands(ended, won, winner, void)
         if ended.size:
-            self.void[ended] = void[ended]
+            st.void[ended] = void[ended]
             vi = void.nonzero()[0]
             if vi.size:  # R4: after a void hand the next seat bids first
-                self._next_first_bidder[vi] = next_first_bidder(self.first_bidder[vi])
+                st._next_first_bidder[vi] = next_first_bidder(st.first_bidder[vi])
             self._deal(ended)
         self._refresh_legal()
         return self._obs_dict(observe), rewards, done, info
@@ -617,6 +431,7 @@ class VectorDouDizhu:
         """``step``'s rewards and ``info`` (the summary) of the hands ``ended`` (``won``: those a seat went
         out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
         are dealt afresh."""
+        st = self.state
         B = self.num_envs
         rewards = np.zeros((B, 3), np.float32)
         final = np.zeros((B, 3), np.int64)
@@ -624,11 +439,11 @@ class VectorDouDizhu:
         spring_out = np.zeros(B, bool)
         anti_out = np.zeros(B, bool)
         if won.size:
-            lord = self.landlord[won]
+            lord = st.landlord[won]
             w = winner[won]
-            _, spring, anti, scores = finish_hand(w, lord, self.moves_made[won], self.bid[won],
-                                                  self.double_choice[won] == 1, self.redouble_choice[won] == 1,
-                                                  self.bombs[won], self.rockets[won])
+            _, spring, anti, scores = finish_hand(w, lord, st.moves_made[won], st.bid[won],
+                                                  st.double_choice[won] == 1, st.redouble_choice[won] == 1,
+                                                  st.bombs[won], st.rockets[won])
             final[won] = scores
             landlord[won] = lord
             spring_out[won] = spring
@@ -638,7 +453,7 @@ class VectorDouDizhu:
                                 "spring": spring_out, "anti_spring": anti_out}
         block = self._summary_blank.copy()  # the eight summary arrays: one block (a copy beats a fill)
         if ended.size:
-            block[ended] = np.concatenate([getattr(self, name)[ended].reshape(ended.size, width)
+            block[ended] = np.concatenate([getattr(st, name)[ended].reshape(ended.size, width)
                                            for _, name, width, _ in _SUMMARY], axis=1)
         col = 0
         for key, _, width, _ in _SUMMARY:
@@ -648,128 +463,134 @@ class VectorDouDizhu:
 
     # ------------------------------------------------------------------ transitions (one per phase)
     def _bid(self, idx: np.ndarray, a: np.ndarray, void: np.ndarray) -> None:
-        s = self.current_player[idx]
+        st = self.state
+        s = st.current_player[idx]
         v = a - BID_PASS
-        self.bids[idx, s] = v
-        bid, ended, all_passed, lords = bid_outcome(self.bids[idx], v, self.bid[idx])  # R3, R4
-        self.bid[idx] = bid
-        self.current_player[idx] = np.where(ended, -1, (s + 1) % NUM_SEATS)
+        st.bids[idx, s] = v
+        bid, ended, all_passed, lords = bid_outcome(st.bids[idx], v, st.bid[idx])  # R3, R4
+        st.bid[idx] = bid
+        st.current_player[idx] = np.where(ended, -1, (s + 1) % NUM_SEATS)
         vi = idx[all_passed]
         if vi.size:  # void hand (R4)
             void[vi] = True
-            self.phase[vi] = _OVER
+            st.phase[vi] = _OVER
         made = ended & ~all_passed
         if made.any():
             self._make_landlord(idx[made], lords[made])
 
     def _make_landlord(self, idx: np.ndarray, seats: np.ndarray) -> None:
-        self.landlord[idx] = seats
+        st = self.state
+        st.landlord[idx] = seats
         if self.rules.doubling:
-            self.phase[idx] = _DOUBLE
-            self.current_player[idx] = doubling_order(seats)[0]  # R5
+            st.phase[idx] = _DOUBLE
+            st.current_player[idx] = doubling_order(seats)[0]  # R5
         else:
             self._start_play(idx)
 
     def _double(self, idx: np.ndarray, a: np.ndarray) -> None:
-        s = self.current_player[idx]
-        self.double_choice[idx, s] = a - NO_DOUBLE
-        second = doubling_order(self.landlord[idx])[1]
+        st = self.state
+        s = st.current_player[idx]
+        st.double_choice[idx, s] = a - NO_DOUBLE
+        second = doubling_order(st.landlord[idx])[1]
         both = s == second
-        self.current_player[idx[~both]] = second[~both]
+        st.current_player[idx[~both]] = second[~both]
         if both.any():
             d = idx[both]
-            self.doubles_revealed[d] = True  # both chosen: revealed together (R5)
-            someone = redouble_allowed(self.double_choice[d])  # R6
+            st.doubles_revealed[d] = True  # both chosen: revealed together (R5)
+            someone = redouble_allowed(st.double_choice[d])  # R6
             r = d[someone]
-            self.phase[r] = _REDOUBLE
-            self.current_player[r] = self.landlord[r]
+            st.phase[r] = _REDOUBLE
+            st.current_player[r] = st.landlord[r]
             self._start_play(d[~someone])
 
     def _start_play(self, idx: np.ndarray) -> None:
+        st = self.state
         if idx.size == 0:
             return
-        lord = self.landlord[idx]
-        self.hands[idx, lord] += self.bottom[idx]  # R7
-        self.n_cards[idx, lord] += 3
-        self.bottom_revealed[idx] = True
-        self.phase[idx] = _PLAY
-        self.current_player[idx] = lord
-        self.last_move[idx] = PASS
-        self.last_mover[idx] = -1
+        lord = st.landlord[idx]
+        st.hands[idx, lord] += st.bottom[idx]  # R7
+        st.n_cards[idx, lord] += 3
+        st.bottom_revealed[idx] = True
+        st.phase[idx] = _PLAY
+        st.current_player[idx] = lord
+        st.last_move[idx] = PASS
+        st.last_mover[idx] = -1
 
     def _play(self, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> None:
         """Every play-phase hand at once: a pass is the move of no cards, so one update serves both (R8, R17).
         Declared twin of ``Game._play`` (the same rules, one hand at a time)."""
-        s = self.current_player[idx]
+        st = self.state
+        s = st.current_player[idx]
         flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
         cards = MOVE_COUNTS.take(m, axis=0)
-        self._hands2[flat] -= cards
-        self._played2[flat] += cards
-        self.played_total[idx] += cards
-        n_cards = self._n_cards1
+        st.hands2[flat] -= cards
+        st.played2[flat] += cards
+        st.played_total[idx] += cards
+        n_cards = st.n_cards1
         left = n_cards[flat] - _NCARDS[m]
         n_cards[flat] = left
         # history ring (plays of the play phase, passes included, as Game.plays)
-        head = self.hist_head[idx]
+        head = st.hist_head[idx]
         ring = idx * HISTORY + head
-        self._hist_moves1[ring] = m
-        self._hist_seats1[ring] = s
+        st.hist_moves1[ring] = m
+        st.hist_seats1[ring] = s
         head += 1
         head[head == HISTORY] = 0
-        self.hist_head[idx] = head
+        st.hist_head[idx] = head
         is_pass = m == PASS
         moved = ~is_pass
-        self._moves_made1[flat] += moved
+        st.moves_made1[flat] += moved
         big = _IS_BOMBISH[m]
         if big.any():  # (rare: most steps play no bomb)
             k = big.nonzero()[0]
             bm, rk = _IS_BOMB[m[k]], _IS_ROCKET[m[k]]
-            self.bombs[idx[k]] += bm
-            self.rockets[idx[k]] += rk
-            self._seat_bombs1[flat[k]] += bm
-            self._seat_rockets1[flat[k]] += rk
-        passes = np.where(is_pass, self.passes[idx] + 1, 0)
+            st.bombs[idx[k]] += bm
+            st.rockets[idx[k]] += rk
+            st.seat_bombs1[flat[k]] += bm
+            st.seat_rockets1[flat[k]] += rk
+        passes = np.where(is_pass, st.passes[idx] + 1, 0)
         lead_again = passes == 2  # two passes: the last player to play leads again (R8)
         passes[lead_again] = 0
-        self.passes[idx] = passes
-        self.last_move[idx] = np.where(moved, m, np.where(lead_again, PASS, self.last_move[idx]))
-        self.last_mover[idx] = np.where(moved, s, self.last_mover[idx])
+        st.passes[idx] = passes
+        st.last_move[idx] = np.where(moved, m, np.where(lead_again, PASS, st.last_move[idx]))
+        st.last_mover[idx] = np.where(moved, s, st.last_mover[idx])
         out = left == 0  # R17
         nxt = s + 1
         nxt[nxt == NUM_SEATS] = 0
         nxt[out] = -1
-        self.current_player[idx] = nxt
+        st.current_player[idx] = nxt
         if out.any():
             f = idx[out]
             winner[f] = s[out]
-            self.phase[f] = _OVER
+            st.phase[f] = _OVER
 
     # ------------------------------------------------------------------ legality
     def _refresh_legal(self) -> None:
         """Compact legal sets of every hand (sorted by row, then id) for the seat to act."""
+        st = self.state
         B = self.num_envs
-        phase = self.phase
-        cur = self.current_player
+        phase = st.phase
+        cur = st.current_player
         is_play = phase == _PLAY
-        lead = (is_play & (self.last_move == PASS)).nonzero()[0]
-        resp = (self.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
+        lead = (is_play & (st.last_move == PASS)).nonzero()[0]
+        resp = (st.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
         parts = []
         if lead.size:
-            lead_hands = self._hands2[lead * 3 + cur[lead]]
-            parts.append((lead, *legal_ids_batch(lead_hands, self.last_move[lead], validate=False)))
+            lead_hands = st.hands2[lead * 3 + cur[lead]]
+            parts.append((lead, *legal_ids_batch(lead_hands, st.last_move[lead], validate=False)))
         if resp.size:
-            parts.append((resp, *response_ids_batch(self._hands2[resp * 3 + cur[resp]], self.last_move[resp])))
+            parts.append((resp, *response_ids_batch(st.hands2[resp * 3 + cur[resp]], st.last_move[resp])))
         counts = np.zeros(B, np.int64)
         for gidx, prow, _ in parts:
             counts[gidx] = np.bincount(prow, minlength=gidx.size)
         other = (~is_play).nonzero()[0]
         if other.size:  # bids, doubles, redoubles (R3, R5, R6): the legal cells, by hand then id
-            row, col = np.divmod(np.flatnonzero(legal_choices(phase[other], self.bid[other])), NUM_CHOICES)
+            row, col = np.divmod(np.flatnonzero(legal_choices(phase[other], st.bid[other])), NUM_CHOICES)
             counts[other] = np.bincount(row, minlength=other.size)
         starts = np.zeros(B + 1, np.int64)
         counts.cumsum(out=starts[1:])
         ids = np.empty(int(starts[-1]), np.int64)
-        rows = self._b.repeat(counts)
+        rows = st.b.repeat(counts)
         for gidx, _prow, pids in parts:
             sub = counts[gidx]
             # entry j of part row i goes to starts[gidx[i]] + (j - first entry of row i in the part)
@@ -783,9 +604,10 @@ class VectorDouDizhu:
         self._rows, self._ids, self._starts = rows, ids, starts
 
     def _validate(self, a: np.ndarray) -> None:
+        st = self.state
         B = self.num_envs
         key = self._rows * NUM_ACTIONS + self._ids
-        q = self._b * NUM_ACTIONS + a
+        q = st.b * NUM_ACTIONS + a
         pos = np.searchsorted(key, q)
         ok = (a >= 0) & (a < NUM_ACTIONS) & (pos < key.size)
         ok[ok] = key[pos[ok]] == q[ok]
@@ -794,8 +616,8 @@ class VectorDouDizhu:
             act = int(a[b])
             name = action_to_string(act) if 0 <= act < NUM_ACTIONS else "out of range"
             n = int(self._starts[b + 1] - self._starts[b])
-            raise ValueError(f"illegal action {act} ({name}) for hand {b} in phase {Phase(int(self.phase[b])).name} "
-                             f"(seat {int(self.current_player[b])} to act, {n} legal actions); "
+            raise ValueError(f"illegal action {act} ({name}) for hand {b} in phase {Phase(int(st.phase[b])).name} "
+                             f"(seat {int(st.current_player[b])} to act, {n} legal actions); "
                              f"{int((~ok).sum())} of {B} actions illegal; nothing was changed")
 
     def legal_actions(self, b: int) -> np.ndarray:
@@ -818,8 +640,9 @@ class VectorDouDizhu:
     def default_actions(self) -> np.ndarray:
         """R20's timeout action of every hand (``rules.default_actions``, as ``Game.default_action``): bid
         pass, no double, no redouble; in play pass when responding, else lead the smallest single."""
-        hand = self._hands2[self._b3 + np.maximum(self.current_player, 0)]
-        return default_actions(self.phase, self.last_move, hand).astype(np.int64)
+        st = self.state
+        hand = st.hands2[st.b3 + np.maximum(st.current_player, 0)]
+        return default_actions(st.phase, st.last_move, hand).astype(np.int64)
 
     def random_actions(self, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per hand."""
@@ -828,9 +651,10 @@ class VectorDouDizhu:
     # ------------------------------------------------------------------ observation
     def observe(self, seat=None) -> np.ndarray:
         """Planes (B, 29, 4, 15) of ``seat``'s view (an int, or (B,) seats; None: the seat to act)."""
+        st = self.state
         B = self.num_envs
         if seat is None:
-            o = self.current_player
+            o = st.current_player
         else:
             o = np.asarray(seat)
             if o.dtype.kind not in "iu":  # 1.5 is no seat: never truncated
@@ -841,17 +665,25 @@ class VectorDouDizhu:
                 raise ValueError(f"observe: seat must be one seat or ({B},) seats, got shape {o.shape}") from None
             if o.size and (o.min() < 0 or o.max() > 2):
                 raise ValueError(f"seats are 0, 1, 2, got {seat!r}")
-        return observe_batch(self, o)  # the public view of R5 and R21, beside observe_game
+        return observe_batch(st, o)  # the public view of R5 and R21, beside observe_game
 
     def _obs_dict(self, observe: bool) -> dict[str, Any]:
+        st = self.state
         return {
             "observation": self.observe() if observe else None,
             "legal_rows": self._rows,
             "legal_ids": self._ids,
             "legal_starts": self._starts,
-            "current_player": self.current_player.copy(),
-            "phase": self.phase.copy(),
+            "current_player": st.current_player.copy(),
+            "phase": st.phase.copy(),
         }
+
+    def __getattr__(self, name: str) -> Any:
+        """The state's arrays read as the env's (``env.hands``, ``env.phase``, ...: :mod:`ddz_env.batch`)."""
+        state = self.__dict__.get("state")
+        if state is not None and name in _STATE_NAMES:
+            return getattr(state, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return f"VectorDouDizhu(num_envs={self.num_envs}, rules={self.rules.name!r})"
