@@ -1270,7 +1270,8 @@ def test_size_one_integer_array_actions_are_accepted_and_floats_refused():
 from pettingzoo.utils import wrappers as pz_wrappers  # noqa: E402
 from pettingzoo.utils.env_logger import EnvLogger  # noqa: E402
 
-from ddz_env.env import ClassicWrapper, stock_env  # noqa: E402
+from ddz_env.classic import ClassicWrapper  # noqa: E402
+from ddz_env.env import stock_env  # noqa: E402
 
 # actions that are no legal move, in and out of the action space, of odd types
 ODD_ACTIONS = [NUM_ACTIONS, -1, 10**30, None, 2.5, float(BID_PASS), "0", [BID_PASS], np.array([BID_PASS]),
