@@ -15,6 +15,7 @@ from __future__ import annotations
 from .actions import NUM_ACTIONS, action_from_string, action_to_string
 from .cards import parse_cards, to_string
 from .game import Game, IllegalActionError, Phase
+from .info import GAME, GameInfo
 from .legal import legal_mask, legal_mask_batch, legal_moves
 from .moves import NUM_MOVES, MoveType, classify, move_id, move_to_string
 from .rules import PRESETS, Rules
@@ -82,5 +83,5 @@ def __getattr__(name: str):
 __all__ = [
     "env", "raw_env", "Game", "Phase", "Rules", "PRESETS", "IllegalActionError", "MoveType", "NUM_ACTIONS", "NUM_MOVES",
     "parse_cards", "to_string", "classify", "move_id", "move_to_string", "legal_mask", "legal_mask_batch",
-    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv",
+    "legal_moves", "action_to_string", "action_from_string", "ENV_ID", "VectorDouDizhu", "VectorEnv", "GAME", "GameInfo",
 ]

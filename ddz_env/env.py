@@ -70,6 +70,7 @@ from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS, action_table, action_to_string
 from .beliefs import sample_deals
+from .info import GAME
 from .classic import ClassicWrapper, stock_wrappers
 from .game import Game, IllegalActionError, Phase
 from .rules import Deal, Rules, as_seat, deal_hand
@@ -80,7 +81,7 @@ if __doc__ is not None:  # the doc page's tables come from the one source of eac
     __doc__ = __doc__.replace("{ACTION_TABLE}", action_table("markdown")).replace("{LAYOUT_TABLE}",
                                                                                    layout_table("markdown"))
 
-AGENTS = ["player_0", "player_1", "player_2"]
+AGENTS = list(GAME.agents)
 _SEAT_OF = {a: i for i, a in enumerate(AGENTS)}
 
 

@@ -165,7 +165,10 @@ MOVE_RANK: np.ndarray = _T["rank"]
 MOVE_NCARDS: np.ndarray = MOVE_COUNTS.sum(axis=1).astype(np.int8)
 NUM_MOVES: int = len(MOVE_TYPE)  # 24,640: pass + 24,639 moves
 MOVE_BITS: np.ndarray = thermometer(MOVE_COUNTS)
-for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS):
+#: the moves that double the stake when played (R19): the 13 bombs, and the rocket
+IS_BOMB: np.ndarray = MOVE_TYPE == MoveType.BOMB
+IS_ROCKET: np.ndarray = MOVE_TYPE == MoveType.ROCKET
+for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS, IS_BOMB, IS_ROCKET):
     _a.flags.writeable = False
 
 MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(counts_string(c) for c in MOVE_COUNTS[1:])
@@ -290,6 +293,6 @@ __all__ = [
     "MoveType", "MoveInfo", "PASS", "PASS_STRING", "NUM_MOVES", "NUM_GROUPS",
     "MOVE_COUNTS", "MOVE_KICKERS", "MOVE_TYPE", "MOVE_LENGTH", "MOVE_RANK", "MOVE_NCARDS", "MOVE_BITS",
     "MOVE_GROUP", "MOVE_STRINGS", "GROUP_START", "GROUP_SIZE", "GROUP_TYPE", "GROUP_LENGTH", "GROUP_RANK",
-    "GROUP_BODY_BITS", "BEATS", "FOUR_KICKER_RANKS", "THERMO", "thermometer",
+    "GROUP_BODY_BITS", "BEATS", "FOUR_KICKER_RANKS", "THERMO", "thermometer", "IS_BOMB", "IS_ROCKET",
     "move_to_string", "move_id", "classify", "beats", "parse_cards", "as_id",
 ]

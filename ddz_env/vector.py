@@ -74,7 +74,7 @@ import numpy as np
 from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, NUM_CHOICES, action_to_string
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
 from .legal import legal_ids_batch, response_ids_batch
-from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, PASS, MoveType
+from .moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
 from .batch import OPTIONAL, BatchState
 from .observation import HISTORY, observe_batch
 from .rules import (
@@ -88,9 +88,9 @@ _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int
                                            int(Phase.PLAY), int(Phase.OVER))
 # deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
 _DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
-_IS_BOMB = (MOVE_TYPE == MoveType.BOMB).astype(np.int64)
-_IS_ROCKET = (MOVE_TYPE == MoveType.ROCKET).astype(np.int64)
-_IS_BOMBISH = (_IS_BOMB + _IS_ROCKET).astype(bool)
+_IS_BOMB = IS_BOMB.astype(np.int64)
+_IS_ROCKET = IS_ROCKET.astype(np.int64)
+_IS_BOMBISH = IS_BOMB | IS_ROCKET
 _NCARDS = MOVE_NCARDS.astype(np.int64)
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)

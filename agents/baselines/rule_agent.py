@@ -27,7 +27,7 @@ import numpy as np
 from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
 from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
 from ddz_env.legal import legal_ids as answers_to
-from ddz_env.moves import MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
+from ddz_env.moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions
@@ -38,7 +38,7 @@ from .view import View, decode
 _BID, _DOUBLE, _REDOUBLE = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE)  # (plain ints: the hot path)
 _SINGLE, _PAIR = int(MoveType.SINGLE), int(MoveType.PAIR)
 #: bombs and the rocket, by move id (plain arrays: no enum lookups in the hot path)
-_IS_BOMBISH = np.isin(MOVE_TYPE, [MoveType.BOMB, MoveType.ROCKET])
+_IS_BOMBISH = IS_BOMB | IS_ROCKET
 #: control cards a move spends: its 2s, and its jokers counted twice
 _CONTROL = (MOVE_COUNTS[:, TWO] + 2 * MOVE_COUNTS[:, BLACK_JOKER] + 2 * MOVE_COUNTS[:, RED_JOKER]).astype(np.int8)
 #: logistic model of the landlord's win chance from its 17 cards before the bottom

@@ -12,11 +12,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions
 from ..loader import pretrained_path
-from .model import BIDDING_NET, OBS_CELLS, DMCModel
+from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_of
 from .checkpoint import check_checkpoint, load_checkpoint
 
 
@@ -86,7 +85,7 @@ class DMCAgent(BatchAgent):
             raise ValueError("DMCAgent: a decision without a legal action (is this seat on turn?)")
         n = len(decisions)
         planes = np.ascontiguousarray(decisions.observation, dtype=np.int8).reshape(n, OBS_CELLS)
-        nets = np.where(decisions.phase == Phase.PLAY, decisions.role, BIDDING_NET).astype(np.int64)
+        nets = net_of(decisions.phase, decisions.role)
         if ((nets < 0) | (nets > BIDDING_NET)).any():
             raise ValueError("DMCAgent: a play decision without a role in its status plane")
         return self.model.choose(planes, nets, starts, decisions.legal_ids).astype(np.int64)
@@ -97,7 +96,7 @@ class DMCAgent(BatchAgent):
         n = len(decisions)
         starts = decisions.legal_starts
         planes = np.ascontiguousarray(decisions.observation, dtype=np.int8).reshape(n, OBS_CELLS)
-        nets = np.where(decisions.phase == Phase.PLAY, decisions.role, BIDDING_NET).astype(np.int64)
+        nets = net_of(decisions.phase, decisions.role)
         q = self.model.q_legal(planes, nets, starts, decisions.legal_ids)
         return np.split(q, starts[1:-1])
 

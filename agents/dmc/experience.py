@@ -22,16 +22,18 @@ import numpy as np
 import torch
 
 from ddz_env.actions import BID_PASS, DOUBLE, REDOUBLE
+from ddz_env.info import GAME
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
 
 from ..base import Decisions, as_batch_agent, take_sets
+from ..evaluation.protocols import DUPLICATE_SEATINGS
 from .config import TrainConfig
 from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids, sample_cells
 
-MAX_DECISIONS = 168  # bids 3 + doubles 2 + redouble 1 + plays <= 54 moves + 2 passes between moves
-#: the six duplicate seatings as "seat held by the opponent" masks (AAB ABA BAA BBA BAB ABB, B = opponent)
-SEATINGS = np.array([[c == "B" for c in p] for p in ("AAB", "ABA", "BAA", "BBA", "BAB", "ABB")])
+MAX_DECISIONS = GAME.max_decisions  # 168: the longest hand (ddz_env.info)
+#: the six duplicate seatings as "seat held by the opponent" masks (B = opponent)
+SEATINGS = np.array([[c == "B" for c in p] for p in DUPLICATE_SEATINGS])
 
 
 def transform_target(scores: np.ndarray, target: str, score_scale: float, net: np.ndarray | None = None) -> np.ndarray:

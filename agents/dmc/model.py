@@ -92,12 +92,19 @@ if tuple(NET_NAMES[r] for r in Role) != ("landlord", "farmer_down", "farmer_up")
     raise ImportError(f"NET_NAMES {NET_NAMES} do not follow ddz_env.rules.Role {list(Role)}")
 
 
-def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.ndarray:
-    """Net of each decision: 3 (bidding) before the play phase, else the seat's role (``rules.role_of``:
-    0 landlord, 1 the farmer after it, 2 the farmer before it; NET_NAMES is in that order)."""
+def net_of(phase: np.ndarray, role: np.ndarray) -> np.ndarray:
+    """THE network choice: 3 (bidding) before the play phase, else the seat's role (0 landlord, 1 the
+    farmer after it, 2 the farmer before it; NET_NAMES is in that order). Agents read phase and role from
+    the status plane (``Decisions``); the learner from the game (:func:`net_ids`); the move-scoring policy
+    from the planes in torch (``integrations.move_policy.net_of_planes``, the same choice)."""
     phase = np.asarray(phase)
-    role = role_of(np.asarray(seat), np.where(phase == int(Phase.PLAY), landlord, -1))
     return np.where(phase == int(Phase.PLAY), role, BIDDING_NET).astype(np.int64)
+
+
+def net_ids(phase: np.ndarray, seat: np.ndarray, landlord: np.ndarray) -> np.ndarray:
+    """:func:`net_of` from the game's arrays: the seat's role from its seat and the landlord (``rules.role_of``)."""
+    phase = np.asarray(phase)
+    return net_of(phase, role_of(np.asarray(seat), np.where(phase == int(Phase.PLAY), landlord, -1)))
 
 
 _THERMO_ROWS = torch.arange(4).view(1, 4, 1)
