@@ -77,6 +77,16 @@ _NAMES = {
 _BY_NAME = {v: k for k, v in _NAMES.items()}
 
 
+_PHASE_OF_CHOICE = {a: phase.upper() for first, last, phase, _ in ACTION_TABLE if first >= FIRST_CHOICE
+                    for a in range(first, last + 1)}
+
+
+def phase_of(action: int) -> str:
+    """The phase an action id belongs to, read from :data:`ACTION_TABLE`: ``"PLAY"``, ``"BID"``,
+    ``"DOUBLE"`` or ``"REDOUBLE"``."""
+    return _PHASE_OF_CHOICE.get(int(action), "PLAY")
+
+
 def bid_action(bid: int) -> int:
     """Action id of a bid (0 = pass, 1..3)."""
     try:
@@ -121,5 +131,5 @@ def action_from_string(text: str) -> int:
 __all__ = [
     "PLAY_PASS", "BID_PASS", "BID_1", "BID_2", "BID_3", "NO_DOUBLE", "DOUBLE", "NO_REDOUBLE", "REDOUBLE",
     "NUM_ACTIONS", "BID_ACTIONS", "DOUBLE_ACTIONS", "REDOUBLE_ACTIONS", "FIRST_CHOICE", "NUM_CHOICES", "ACTION_TABLE",
-    "action_table", "bid_action", "action_to_string", "action_from_string", "as_action_id",
+    "action_table", "bid_action", "action_to_string", "action_from_string", "as_action_id", "phase_of",
 ]

@@ -64,11 +64,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .actions import DOUBLE_ACTIONS, NO_DOUBLE
+from .actions import NO_DOUBLE
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
 from .moves import FOUR_KICKER_RANKS, FOUR_WITH_TWO, MOVE_COUNTS, MOVE_TYPE
 from .observation import (
     HIDDEN, HISTORY, OBS_SHAPE, read_cards, read_cards_left, read_history_seats, read_status,
+    seat_history as known_history,
 )
 from .game import Game
 from .rules import Deal, Phase, as_seat
@@ -413,9 +414,7 @@ def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.n
 def seat_history(game, seat) -> list[tuple[int, int]]:
     """``game``'s history as ``seat`` knows it: the public history (R5: another farmer's doubling
     choice ``HIDDEN`` until both chose) with the seat's own choices shown."""
-    o = as_seat(seat, "seat")
-    return [(s, a) if (s == o and a in DOUBLE_ACTIONS) else (s, p)
-            for (s, a), (_, p) in zip(game.history, game.public_history())]
+    return known_history(game.history, game.doubles_revealed, as_seat(seat, "seat"))
 
 
 def replay(deal, game, seat):

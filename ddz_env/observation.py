@@ -44,6 +44,24 @@ def public_history(history, doubles_revealed: bool) -> list[tuple[int, int]]:
         return list(history)
     return [(s, HIDDEN if a in DOUBLE_ACTIONS else a) for s, a in history]
 
+def seat_history(history, doubles_revealed: bool, seat: int) -> list[tuple[int, int]]:
+    """A hand's ``(seat, action)`` history as ``seat`` knows it: :func:`public_history` with the seat's
+    own doubling choice shown (R5)."""
+    public = public_history(history, doubles_revealed)
+    return [(s, a) if (s == seat and a in DOUBLE_ACTIONS) else (s, p) for (s, a), (_, p) in zip(history, public)]
+
+
+def known_doubles(double_choice, doubles_revealed: bool, seat: int | None) -> np.ndarray:
+    """(3,) bool: which seats doubled, as ``seat`` may know it: all once both farmers chose (and for a
+    spectator, ``seat=None``), else only its own choice (R5)."""
+    doubled = np.asarray(double_choice) == 1
+    if doubles_revealed or seat is None:
+        return doubled
+    known = np.zeros(3, bool)
+    known[seat] = doubled[seat]
+    return known
+
+
 _PLAY = int(Phase.PLAY)
 
 HISTORY = 15  # plays kept in the history channels
@@ -473,5 +491,5 @@ def read_status(planes: np.ndarray) -> Status:
 
 __all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
            "observe_batch", "decode_cards", "read_cards", "read_cards_left", "read_bids", "read_doubling", "read_status",
-           "read_history_seats", "EMPTY_SLOT",
+           "read_history_seats", "EMPTY_SLOT", "public_history", "seat_history", "known_doubles", "HIDDEN",
            "Status", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

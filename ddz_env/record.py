@@ -33,7 +33,7 @@ import json
 import os
 from typing import Any, Iterator, Sequence
 
-from .actions import action_to_string
+from .actions import action_to_string, phase_of
 from .files import write_text
 from .game import Game, IllegalActionError
 from .rules import Deal, Rules
@@ -68,11 +68,8 @@ def record_of(game: Game, players: Sequence[str] | None = None, meta: dict | Non
         if len(players) != 3:
             raise ValueError(f"players names the 3 seats, got {len(players)}: {players!r}")
     deal = game.initial_deal
-    g = Game.from_deal(deal, rules=game.rules)
-    actions = []
-    for seat, a in game.history:
-        actions.append({"seat": int(seat), "phase": g.phase.name, "action": int(a), "name": action_to_string(a)})
-        g.step(a)
+    actions = [{"seat": int(seat), "phase": phase_of(a), "action": int(a), "name": action_to_string(a)}
+               for seat, a in game.history]  # (each id's phase from the action table: no replay)
     rec = {
         "format": FORMAT, "version": VERSION,
         "deal": {**deal.to_dict(strings=True), "rules": game.rules.name, "doubling": game.rules.doubling},

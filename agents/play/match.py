@@ -4,10 +4,10 @@ A :class:`Match` holds a :class:`~ddz_env.game.Game`, the agents in their seats 
 seats are people. :meth:`Match.advance` lets the agents act until a person is to act or the
 hand is over; :meth:`Match.play` applies a person's action (validated first: an illegal one
 raises and leaves the hand as it was). :meth:`Match.view` is everything one seat may know,
-as plain JSON-able data: its own cards, the public history (a farmer's double stays hidden
-until both have chosen, R5), the bottom only once revealed (R7), the cards left per seat
-(R21). Other seats' cards appear only after the hand is over. Both front ends show a seat
-nothing but this view, so secrecy is decided here.
+as plain JSON-able data: :func:`ddz_env.view.seat_view` (the core's observer of people, which
+asks ``ddz_env.observation`` what a seat may know, R5 and R21); both front ends show a seat
+nothing but this view. ``seat_view``, ``stake``, ``outcome``, ``spaced``, ``said`` and
+``ROLE_NAMES`` are re-exported from there.
 
 :func:`parse_action` reads what a person types: cards in any order (``10`` for T, lower case
 fine), ``pass``, a bid ``0``-``3`` / ``bid 2``, ``double`` / ``no``, ``redouble`` / ``no``.
@@ -19,48 +19,24 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ddz_env.actions import (
-    BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, NUM_ACTIONS, REDOUBLE_ACTIONS, action_to_string,
-)
-from ddz_env.cards import counts_string
-from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
+from ddz_env.actions import BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, NUM_ACTIONS, REDOUBLE_ACTIONS, action_to_string, phase_of
+from ddz_env.game import Game, IllegalActionError, Phase
 from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, PASS, move_id
 from ddz_env.observation import observe_game
 from ddz_env.record import record_of
-from ddz_env.scoring import hand_scores
-from ddz_env.rules import Role
+from ddz_env.view import ROLE_NAMES, outcome, said, seat_view, spaced, stake
 
 from ..evaluation.arena import make_deal, seat_seed
-from ..base import Decisions, as_batch_agent
+from ..base import Decisions, as_batch_agent, public_facts
 
-ROLE_NAMES = {Role.LANDLORD: "landlord", Role.FARMER_AFTER: "farmer", Role.FARMER_BEFORE: "farmer", -1: None}
 _YES = {"y", "yes", "double", "redouble", "d", "r"}
 _NO = {"n", "no", "no double", "no redouble", "pass", "p"}
 
 
-_SHOW = {"T": "10"}
 
 
-def spaced(cards: str | None) -> str:
-    """``"3TTB"`` as ``"3 10 10 B"``, the one card notation people read; ``"-"`` for none."""
-    return " ".join(_SHOW.get(c, c) for c in cards) if cards else "-"
-
-
-def said(action: int) -> str:
-    """An action as a person reads it: cards spaced with ``10`` for ten (``7 8 9 10 J``), else its name."""
-    name = action_to_string(action)
-    return spaced(name) if phase_of_action(action) == "PLAY" and name != "pass" else name
-
-
-def phase_of_action(action: int) -> str:
-    """The phase an action id belongs to (``BID``, ``DOUBLE``, ``REDOUBLE``, ``PLAY``)."""
-    if action in BID_ACTIONS:
-        return "BID"
-    if action in DOUBLE_ACTIONS:
-        return "DOUBLE"
-    if action in REDOUBLE_ACTIONS:
-        return "REDOUBLE"
-    return "PLAY"
+#: (the former name of ``ddz_env.actions.phase_of``)
+phase_of_action = phase_of
 
 
 def parse_action(text: str, game: Game) -> int:
@@ -101,10 +77,12 @@ def parse_action(text: str, game: Game) -> int:
 
 
 def _agent_decisions(game: Game, seat: int, stream: int) -> Decisions:
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    mask[game.legal_actions()] = 1
-    return Decisions.from_observation({"observation": observe_game(game, seat), "action_mask": mask}, seat=seat,
-                                      stream=stream)
+    """The decision of ``seat`` on turn, from the game's legal ids (no dense mask on the way)."""
+    planes = observe_game(game, seat)[None]
+    legal = np.asarray(game.legal_actions(), np.int64)
+    phase, role = public_facts(planes)
+    return Decisions(planes, legal, np.array([0, legal.size], np.int64), phase, role, np.array([seat], np.int64),
+                     np.array([stream], np.int64))
 
 
 @dataclass
@@ -205,134 +183,6 @@ class Match:
 
     def record(self, meta: dict | None = None) -> dict:
         return record_of(self.game, self.names, {"seed": self.seed, "deal": self.index, **(meta or {})})
-
-
-def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) -> dict[str, Any]:
-    """What ``seat`` may see of ``game`` now, as JSON-able data; ``seat=None`` is a spectator who
-    sees everything (a replay, or agents playing each other).
-
-    A seat sees its own cards, the public history (another farmer's double is ``"?"`` until both
-    have chosen, R5; its own choice it knows), the cards left per seat (R21), the bottom once
-    revealed (R7) and its legal actions when on turn; the other hands only once the hand is over.
-    """
-    g = game
-    names = list(names) if names is not None else ["seat 0", "seat 1", "seat 2"]
-    over = g.is_over
-    everything = seat is None
-    hist = g.history if (g.doubles_revealed or everything) else g.public_history()
-    history = []
-    for k, (s, a) in enumerate(hist):
-        if a == HIDDEN:
-            if seat != s:
-                history.append({"seat": s, "phase": "DOUBLE", "name": "?"})
-                continue
-            a = g.history[k][1]  # the seat's own secret choice
-        history.append({"seat": s, "phase": phase_of_action(a), "name": action_to_string(a)})
-    show = [everything or s == seat or over for s in range(3)]
-    to_beat = None
-    if g.phase == Phase.PLAY and g.last_move != PASS:
-        to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
-    on_turn = seat is not None and g.current_player == seat and not over
-    return {
-        "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
-        "your_turn": on_turn,
-        "hands": [counts_string(g.hands[s]) if show[s] else None for s in range(3)],
-        "cards_left": [int(n) for n in g.n_cards],
-        "roles": [ROLE_NAMES[g.role(s)] for s in range(3)],
-        "landlord": int(g.landlord), "first_bidder": int(g.first_bidder),
-        "bids": [int(b) for b in g.bids], "bid": int(g.bid),
-        "doubled": [bool(d) if g.doubles_revealed else None for d in g.doubled()],
-        "redoubled": bool(g.redoubled),
-        "bottom": counts_string(g.bottom) if (g.bottom_revealed or everything) else None,
-        "played": [counts_string(g.played[s]) for s in range(3)],
-        "to_beat": to_beat,
-        "history": history,
-        "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
-        "over": bool(over),
-        "result": record_of(g)["result"] if over else None,
-        "stake": stake(g, seat),
-        "outcome": outcome(g, seat) if over else None,
-    }
-
-
-def _known_doubles(game: Game, seat: int | None) -> np.ndarray:
-    """The doubles ``seat`` may know: all once revealed (or for a spectator), else only its own (R5)."""
-    if game.doubles_revealed or seat is None:
-        return game.doubled()
-    known = np.zeros(3, bool)
-    known[seat] = bool(game.double_choice[seat] == 1)
-    return known
-
-
-def _times(n: int, why: str) -> str:
-    return f" x {2 ** n} ({why})" if n else ""
-
-
-def stake(game: Game, seat: int | None) -> dict[str, Any] | None:
-    """What the hand is worth now, as ``seat`` may know it (R19 through :func:`~ddz_env.scoring.hand_scores`,
-    spelled out); ``None`` before there is a landlord and for a void hand.
-
-    ``value`` is a farmer's own stake, or for the landlord (and a spectator) the sum of the farmers';
-    ``how`` says how it is made (``bid 3 x 2 (1 bomb) x 2 (you doubled)``), ``text`` is ``how = value``.
-    Another farmer's double counts only once the doubles are revealed (R5).
-    """
-    g = game
-    if g.landlord < 0 or g.void or g.bid <= 0:
-        return None
-    lord = int(g.landlord)
-    doubled = _known_doubles(g, seat)
-    farmers = [f for f in range(3) if f != lord]
-    args = (g.bid, lord, doubled, g.redoubled, g.bombs, g.rockets, g.spring, g.anti_spring, True)
-    each = [int(x) for x in hand_scores(*args)]  # the farmers' stakes (a farmers' win) and the landlord's -(sum)
-    base = int(hand_scores(g.bid, lord, np.zeros(3, bool), False, g.bombs, g.rockets, g.spring, g.anti_spring,
-                           True)[farmers[0]])
-    common = (f"bid {g.bid}" + _times(g.bombs, f"{g.bombs} bomb{'s' if g.bombs != 1 else ''}")
-              + _times(g.rockets, "rocket") + _times(int(g.spring), "spring") + _times(int(g.anti_spring), "anti-spring"))
-
-    def extra(f: int) -> str:
-        if not doubled[f]:
-            return ""
-        mine = f == seat
-        return (_times(1, "you doubled" if mine else ("doubled" if seat in (lord, None) else f"seat {f} doubled"))
-                + _times(int(g.redoubled), "you redoubled" if seat == lord else "landlord redoubled"))
-
-    if seat is not None and seat != lord:
-        how = common + extra(seat)
-        return {"value": each[seat], "how": how, "text": f"{how} = {each[seat]}"}
-    per = [f"seat {f}{extra(f)} = {each[f]}" for f in farmers if doubled[f]]
-    detail = (f"{common} = {base} per farmer" if common != f"bid {g.bid}" else f"{common} per farmer") + "".join(
-        f"; {p}" for p in per)
-    total = f"{each[farmers[0]]} + {each[farmers[1]]}"
-    how = f"{detail}; {total}"
-    return {"value": -each[lord], "how": how, "text": f"{how} = {-each[lord]}", "detail": detail, "sum": total}
-
-
-def outcome(game: Game, seat: int | None) -> dict[str, Any] | None:
-    """The end of the hand in words for ``seat`` (``None``: a spectator), ``None`` while it runs.
-
-    ``headline`` is ``You win`` / ``You lose`` for a seat (``Landlord wins`` / ``Farmers win`` for a
-    spectator), ``line`` says who won, the seat's score and how it was made, from the game's scores:
-    ``landlord wins: you -6 = bid 3 x 2 (you doubled)``.
-    """
-    g = game
-    if not g.is_over:
-        return None
-    if g.void:
-        return {"headline": "Void hand", "line": "void hand: everyone passed (R4), no score", "side": None}
-    lord = int(g.landlord)
-    side = "farmers" if g.winner != lord else "landlord"
-    who = "farmers win" if side == "farmers" else "landlord wins"
-    st = stake(g, seat)
-    lord_sum = st.get("sum") if side == "landlord" else f"-({st.get('sum')})"
-    if seat is None:
-        headline = who[0].upper() + who[1:]
-        line = f"{who}: the landlord {int(g.scores[lord]):+d} = {lord_sum}, {st['detail']}"
-    else:
-        mine = int(g.scores[seat])
-        headline = "You win" if mine > 0 else "You lose"
-        how = st["how"] if seat != lord else f"{lord_sum}, {st['detail']}"
-        line = f"{who}: you {mine:+d} = {how}"
-    return {"headline": headline, "line": line, "side": side}
 
 
 def _why_illegal(game: Game, a) -> str:

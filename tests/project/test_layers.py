@@ -111,7 +111,7 @@ def test_agents_below_the_programs_never_import_the_trainer_or_the_programs():
 #: the rules core's stack, lowest first: a module imports only modules of lower levels (so no circle)
 CORE_LEVELS = (("cards", "files"), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("observation",),
                ("game", "batch", "info"),
-               ("record", "vector", "beliefs", "classic"), ("env",))
+               ("record", "vector", "beliefs", "classic"), ("view", "env"))
 
 
 def test_the_rules_core_is_a_stack_without_upward_imports():
