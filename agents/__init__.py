@@ -10,7 +10,7 @@ this list; ``tests/project/test_layers.py`` checks it, and that no import closes
   and ``search/`` (``search:BASE``: rollouts from deals the seat cannot rule out, and belief weights);
 * ``evaluation/`` (the arena, duplicate and fixed-landlord, statistics, the league), ``integrations/``
   (the single-seat Gymnasium env, the move-scoring policy and the MARL libraries' adapters);
-* DMC's learner (``dmc/experience``, ``sources``, ``trainer``, ``periodic_eval``, ``runlog``: it
+* DMC's learner (``dmc/learner/``: ``experience``, ``sources``, ``trainer``, ``periodic_eval``, ``runlog``: it
   evaluates while it trains);
 * ``play/`` (one hand between people and agents; terminal and web);
 * ``cli/`` (the programs: ``ddz-train``, ``ddz-evaluate``, ``ddz-compare``, calibration).
@@ -78,7 +78,13 @@ MOVED = {
     "agents.seat_env": "agents.integrations.seat_env",
     "agents.web": "agents.play.web",
     "agents.web.server": "agents.play.web.server",
-    "agents.dmc.evaluator": "agents.dmc.periodic_eval",
+    "agents.dmc.evaluator": "agents.dmc.learner.periodic_eval",
+    # the learner's own floor (agents/dmc/learner/)
+    "agents.dmc.experience": "agents.dmc.learner.experience",
+    "agents.dmc.sources": "agents.dmc.learner.sources",
+    "agents.dmc.trainer": "agents.dmc.learner.trainer",
+    "agents.dmc.runlog": "agents.dmc.learner.runlog",
+    "agents.dmc.periodic_eval": "agents.dmc.learner.periodic_eval",
 }
 # (agents.evaluation and agents.play are packages now; they export the former modules' names)
 

@@ -118,7 +118,7 @@ def measure(spec: str, duration: float, overrides: list[str]) -> dict:
     name, _, extra = spec.partition(":")
     overrides = overrides + [x for x in extra.split(",") if x]
     from agents.dmc.config import load_config
-    from agents.dmc.trainer import make_model, train
+    from agents.dmc.learner.trainer import make_model, train
 
     cfg = load_config(name,
                       [f"max_seconds={duration}", "log_every_frames=0", f"log_every={max(duration / 8, 1.0)}",

@@ -182,7 +182,7 @@ def _frames(path: Path) -> int:
 def train_ours(config: str, overrides: list[str], seconds: float, target: int, run_dir: Path) -> dict:
     """Our trainer for ``seconds`` (checkpoints kept at every ``target`` frames); then the equal-frames one."""
     from agents.dmc.config import load_config, resume_config
-    from agents.dmc.trainer import load_checkpoint, train
+    from agents.dmc.learner.trainer import load_checkpoint, train
 
     if run_dir.exists():
         shutil.rmtree(run_dir)

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
     if algo != "dmc":
         return train_library(args, name)
     try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
-        from agents.dmc.trainer import load_checkpoint, train
+        from agents.dmc.learner.trainer import load_checkpoint, train
     except ImportError as e:
         print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
               f"first: pip install torch --index-url https://download.pytorch.org/whl/cpu) ({e})", file=sys.stderr)

@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 _WHERE = {"DMCAgent": ".agent", "DMCModel": ".model", "TrainConfig": ".config", "load_config": ".config",
-          "load_checkpoint": ".checkpoint", "train": ".trainer"}
+          "load_checkpoint": ".checkpoint", "train": ".learner.trainer"}
 
 
 def __getattr__(name: str) -> Any:

@@ -56,7 +56,7 @@ from .protocols import DUPLICATE_SEATINGS, resolve_agent, run_records
 from .stats import summarize, t95
 
 AgentSpec = Any  # a registered name, a checkpoint path, a run folder, RUN@N, or an agent object
-KEPT_CHECKPOINT = re.compile(r"checkpoint_(\d+)\.pt")  # agents/dmc/trainer.py: checkpoint_<frames:012d>.pt
+KEPT_CHECKPOINT = re.compile(r"checkpoint_(\d+)\.pt")  # agents/dmc/learner/trainer.py: checkpoint_<frames:012d>.pt
 _RUN_AT = re.compile(r"(?P<run>.+)@(?P<every>[0-9][0-9_]*)")
 BOOTSTRAP_STREAM = 0x1EA6  # the bootstrap's generator: default_rng([seed, BOOTSTRAP_STREAM])
 MODEL = ("least squares on per-deal duplicate score margins (Massey): r_i - r_j fits M[i, j], sum r = 0, "

@@ -29,7 +29,7 @@ from .config import key as _key
 
 #: algo -> (the module that trains it, what it is)
 ALGOS: dict[str, tuple[str, str]] = {
-    "dmc": ("agents.dmc.trainer", "DMC (Deep Monte-Carlo), ours"),
+    "dmc": ("agents.dmc.learner.trainer", "DMC (Deep Monte-Carlo), ours"),
     "sb3": ("agents.integrations.sb3_policy", "sb3-contrib MaskablePPO, one seat"),
     "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
     "torchrl": ("agents.integrations.torchrl_modules", "TorchRL PPO, self-play"),

@@ -122,7 +122,7 @@ def _dmc_run(folder: Path, frames: list[int]) -> Path:
     """A run folder with kept checkpoints of small untrained DMC networks (seeded differently)."""
     torch = pytest.importorskip("torch", reason="DMC checkpoints need the train extra")
     from agents.dmc.config import load_config
-    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
 
     cfg = load_config(ROOT / "configs" / "smoke.yaml",
                       {"num_envs": 16, "batch_size": 128, "state_layers": [32], "head_layers": [32, 16]})

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 
 from agents.dmc.config import load_config
 from agents.dmc.model import DMCModel
-from agents.dmc.sources import SharedMemorySource, _read_weights
+from agents.dmc.learner.sources import SharedMemorySource, _read_weights
 
 from common import ROOT, SMOKE
 

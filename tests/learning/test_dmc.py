@@ -13,9 +13,9 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 import ddz_env
 from agents.dmc import DMCAgent
 from agents.dmc.config import TrainConfig, config_from_dict, load_config
-from agents.dmc.experience import Pending, transform_target
+from agents.dmc.learner.experience import Pending, transform_target
 from agents.dmc.model import BIDDING_NET, DMCModel, OBS_CELLS, net_ids
-from agents.dmc.trainer import load_checkpoint, train
+from agents.dmc.learner.trainer import load_checkpoint, train
 from ddz_env.actions import BID_3, DOUBLE
 from ddz_env.game import Phase
 
@@ -266,7 +266,7 @@ def test_train_cli_runs_and_resumes(tmp_path, capsys):
 
 
 def _untrained_checkpoint(path: Path, **kw) -> Path:
-    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
 
     cfg = tiny(**kw)
     torch.manual_seed(0)
@@ -352,7 +352,7 @@ def test_hand_after_features_are_the_hand_minus_the_move():
 def test_opponents_hold_the_b_seats_of_a_duplicate_seating_and_play_their_own_choices():
     from agents import RuleAgent
     from agents.base import Decisions, take_sets
-    from agents.dmc.experience import SEATINGS, Collector
+    from agents.dmc.learner.experience import SEATINGS, Collector
 
     cfg = tiny(opponents=["rule"], opponent_share=1.0, num_envs=12)
     col = Collector(cfg, seed=3)
@@ -381,7 +381,7 @@ def test_opponents_hold_the_b_seats_of_a_duplicate_seating_and_play_their_own_ch
 
 
 def test_learn_from_opponents_off_keeps_only_the_learners_decisions():
-    from agents.dmc.experience import Collector
+    from agents.dmc.learner.experience import Collector
 
     torch.manual_seed(0)
     model = DMCModel([32], [32, 16])
@@ -503,7 +503,7 @@ def test_log_csv_never_goes_backwards_after_a_resume(tmp_path):
 
 
 def test_diverged_weights_are_a_clear_error(tmp_path):
-    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
 
     cfg = tiny()
     model = make_model(cfg)
@@ -549,7 +549,7 @@ VARYING = ("time_s", "fps")  # wall-clock columns; every other column is a funct
 
 
 def test_identical_runs_give_identical_csvs_but_for_the_wall_clock_columns(tmp_path):
-    from agents.dmc.runlog import CSV_FIELDS
+    from agents.dmc.learner.runlog import CSV_FIELDS
 
     cfg = tiny(total_frames=1280, log_every_frames=512)
     runs = [list(csv.DictReader(open(train(cfg, tmp_path / k, progress=False).parent / "log.csv"))) for k in "ab"]
@@ -575,7 +575,7 @@ def test_fps_excludes_the_start_up_and_the_frames_before_a_resume(tmp_path):
     """The first row after --resume: frames of this session over the time since its first update."""
     import time
 
-    from agents.dmc.runlog import RunLog
+    from agents.dmc.learner.runlog import RunLog
 
     path = tmp_path / "log.csv"
     path.write_text("time_s,frames,updates,fps\n1.0,4096,32,4000\n")
@@ -661,8 +661,8 @@ def test_a_killed_evaluation_process_is_replaced(tmp_path, caplog):
     import signal
     import time
 
-    from agents.dmc.periodic_eval import TrainingEvaluator
-    from agents.dmc.trainer import make_model
+    from agents.dmc.learner.periodic_eval import TrainingEvaluator
+    from agents.dmc.learner.trainer import make_model
 
     cfg = tiny(eval_every=512, eval_deals=1, eval_opponents=["random"], eval_replays=0)
     ev = TrainingEvaluator(cfg, tmp_path, None)
@@ -763,7 +763,7 @@ def test_train_cli_checks_the_run_folder_can_be_written_before_training(tmp_path
     from agents.cli import train as train_cli
 
     started = []
-    monkeypatch.setattr("agents.dmc.trainer.train", lambda *a, **k: started.append(1))
+    monkeypatch.setattr("agents.dmc.learner.trainer.train", lambda *a, **k: started.append(1))
     (tmp_path / "afile").write_text("x")
     for run_dir, msg in ((tmp_path / "afile", "it is a file"), (tmp_path / "afile" / "run", "is a file, so no folder")):
         assert train_cli.main(["--config", "smoke", "--run-dir", str(run_dir), "--no-progress"]) == 2
@@ -785,7 +785,7 @@ def test_a_full_disk_while_logging_is_one_error_line(tmp_path, capsys, monkeypat
     import errno
 
     from agents.cli import train as train_cli
-    from agents.dmc import runlog
+    from agents.dmc.learner import runlog
 
     run = tmp_path / "run"
     sets = [x for k, v in {**TINY, "total_frames": 768, "checkpoint_every": 256}.items() for x in ("--set", f"{k}={v}")]

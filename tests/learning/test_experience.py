@@ -8,9 +8,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="the DMC trainer needs the train extra (pip install 'ddz-env[train]')")
 
 from agents.dmc.config import config_from_dict, load_config
-from agents.dmc.experience import Collector, SampleRing
+from agents.dmc.learner.experience import Collector, SampleRing
 from agents.dmc.model import DMCModel, OBS_CELLS
-from agents.dmc.trainer import BF16_BUCKET, _rows, learn, make_optimizer
+from agents.dmc.learner.trainer import BF16_BUCKET, _rows, learn, make_optimizer
 
 from common import SMOKE
 
@@ -126,7 +126,7 @@ def test_a_bf16_learner_takes_the_same_step_as_unpadded_rows():
     torch.manual_seed(0)
     m = DMCModel([16], [16, 8])
     ref = learn(m, make_optimizer(cfg32, m), batch, cfg32, torch.device("cpu"))
-    import agents.dmc.trainer as tr
+    import agents.dmc.learner.trainer as tr
 
     torch.manual_seed(0)
     m2 = DMCModel([16], [16, 8])

@@ -12,7 +12,7 @@ import numpy as np
 
 from agents import load
 from agents.dmc.config import load_config
-from agents.dmc.trainer import load_checkpoint, train
+from agents.dmc.learner.trainer import load_checkpoint, train
 from ddz_env.vector import VectorDouDizhu
 
 

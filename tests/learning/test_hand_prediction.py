@@ -9,9 +9,9 @@ import pytest
 torch = pytest.importorskip("torch", reason="the DMC trainer needs the train extra (pip install 'ddz-env[train]')")
 
 from agents.dmc.config import load_config
-from agents.dmc.experience import Collector, hidden_hands
+from agents.dmc.learner.experience import Collector, hidden_hands
 from agents.dmc.model import BIDDING_NET, HIDDEN_CELLS, OBS_CELLS, DMCModel, sample_cells
-from agents.dmc.trainer import learn, make_optimizer, train
+from agents.dmc.learner.trainer import learn, make_optimizer, train
 from common import SMOKE
 from ddz_env.cards import MAX_COUNTS
 from ddz_env.observation import read_cards

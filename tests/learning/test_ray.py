@@ -10,9 +10,9 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'ddz-
 
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from agents.dmc import sources  # noqa: E402
+from agents.dmc.learner import sources  # noqa: E402
 from agents.dmc.config import load_config  # noqa: E402
-from agents.dmc.trainer import load_checkpoint, train  # noqa: E402
+from agents.dmc.learner.trainer import load_checkpoint, train  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="the DMC trainer needs the train extra (pip install 'ddz-env[train]')")
 
 from agents.dmc.config import load_config
-from agents.dmc.runlog import CHOICE_FIELDS, CSV_FIELDS
-from agents.dmc.trainer import train
+from agents.dmc.learner.runlog import CHOICE_FIELDS, CSV_FIELDS
+from agents.dmc.learner.trainer import train
 
 from common import ROOT, SMOKE
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 2048, "state_layers": [32], "head_layers": [32, 16],
@@ -51,7 +51,7 @@ def test_without_tensorboard_one_line_says_so_and_training_goes_on(tmp_path):
         sys.path.insert(0, {str(ROOT)!r})
         logging.basicConfig(level=logging.INFO, format="%(message)s")
         from agents.dmc.config import load_config
-        from agents.dmc.trainer import train
+        from agents.dmc.learner.trainer import train
         train(load_config({str(SMOKE)!r}, {TINY!r}), {str(tmp_path / "run")!r}, progress=False)
     """)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

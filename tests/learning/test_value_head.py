@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 from agents import load
 from agents.dmc.config import config_from_dict, load_config
 from agents.dmc.model import DMCModel, combine
-from agents.dmc.trainer import decomposed_loss, train
+from agents.dmc.learner.trainer import decomposed_loss, train
 
 from common import SMOKE
 

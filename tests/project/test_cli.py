@@ -147,7 +147,7 @@ def test_evaluate_records_a_command_that_reproduces_it(tmp_path):
 # ---------------------------------------------------------------------------------------------- run folders
 def _run_folder(tmp_path: Path) -> Path:
     torch = pytest.importorskip("torch")
-    from agents.dmc.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
 
     cfg = load_config("smoke", {"state_layers": [16], "head_layers": [16, 8]})
     torch.manual_seed(0)

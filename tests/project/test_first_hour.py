@@ -47,7 +47,7 @@ def test_the_progress_bar_stops_at_its_total(tmp_path, capsys):
     pytest.importorskip("torch")
     pytest.importorskip("tqdm")
     from agents.dmc.config import load_config
-    from agents.dmc.trainer import train
+    from agents.dmc.learner.trainer import train
 
     cfg = load_config(ROOT / "configs" / "smoke.yaml",
                       {"num_envs": 16, "batch_size": 128, "total_frames": 1000, "state_layers": [16],
@@ -60,7 +60,7 @@ def test_the_progress_bar_stops_at_its_total(tmp_path, capsys):
 
 def test_an_evaluation_log_line_leaves_out_a_missing_value(caplog):
     pytest.importorskip("torch")
-    from agents.dmc.periodic_eval import EVAL_FIELDS, TrainingEvaluator
+    from agents.dmc.learner.periodic_eval import EVAL_FIELDS, TrainingEvaluator
 
     class Fake:
         path = None

@@ -14,15 +14,14 @@ def test_ddz_env_never_imports_agents():
 
 #: the agents' layers, lowest first: a module imports only modules of its own level or below (and the
 #: graph has no circle: test_no_module_imports_itself_through_a_circle). A name matches a module and
-#: everything under it; the longest match wins (agents.dmc.agent is level 3, agents.dmc.trainer 5).
+#: everything under it; the longest match wins (agents.dmc.agent is level 3, agents.dmc.learner.trainer 5).
 AGENT_LEVELS = (
     ("agents._exports", "agents.base"),                                     # the agent interface
     ("agents.loader",),                                                     # an agent from a spec
     ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
     ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents
     ("agents.evaluation", "agents.integrations"),                           # agents play agents
-    ("agents.dmc.experience", "agents.dmc.sources", "agents.dmc.trainer",   # DMC's learner (it evaluates
-     "agents.dmc.periodic_eval", "agents.dmc.runlog"),                      # while it trains)
+    ("agents.dmc.learner",),                                                # DMC's learner (it evaluates while it trains)
     ("agents.play",),                                                       # people at the table
     ("agents.cli",),                                                        # the programs
     ("agents",),                                                            # the package's exports
@@ -94,17 +93,17 @@ def test_no_module_imports_itself_through_a_circle():
 
 def test_the_layer_check_sees_an_upward_import_and_a_circle():
     """(the tests above could pass by reading nothing: they must see the imports they rule on)"""
-    assert agent_level("agents.dmc.agent") < agent_level("agents.evaluation.arena") < agent_level("agents.dmc.trainer")
-    assert "agents.dmc.model.make_model" in imports(ROOT / "agents" / "dmc" / "sources.py")
+    assert agent_level("agents.dmc.agent") < agent_level("agents.evaluation.arena") < agent_level("agents.dmc.learner.trainer")
+    assert "agents.dmc.model.make_model" in imports(ROOT / "agents" / "dmc" / "learner" / "sources.py")
     assert "agents.loader.config_of" in imports(ROOT / "agents" / "baselines" / "rule_agent.py")
 
 
 def test_agents_below_the_programs_never_import_the_trainer_or_the_programs():
     for path in sorted((ROOT / "agents").rglob("*.py")):
         name = module_name(path)
-        if name.startswith(("agents.cli", "agents.dmc")) or name == "agents":
+        if name.startswith(("agents.cli", "agents.dmc.learner")) or name == "agents":
             continue
-        bad = sorted(m for m in imports(path) if m.startswith(("agents.dmc.trainer", "agents.cli")))
+        bad = sorted(m for m in imports(path) if m.startswith(("agents.dmc.learner.trainer", "agents.cli")))
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 

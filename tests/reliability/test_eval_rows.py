@@ -45,7 +45,7 @@ def test_an_evaluation_cut_short_by_a_stop_is_redone_on_resume_and_only_once(tmp
 
     from agents.dmc.config import load_config
     from agents.dmc.model import DMCModel
-    from agents.dmc.periodic_eval import TrainingEvaluator
+    from agents.dmc.learner.periodic_eval import TrainingEvaluator
 
     cfg = load_config(SMOKE, [*SETS, "eval_opponents=[random]"])
     run_dir = tmp_path / "R"

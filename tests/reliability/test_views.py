@@ -21,7 +21,7 @@ TINY = {"num_envs": 8, "batch_size": 128, "total_frames": 1024, "state_layers": 
 def train_tiny(run_dir, caplog, **kw):
     """A tiny inline run; (checkpoint frames, the warnings logged)."""
     from agents.dmc.config import load_config
-    from agents.dmc.trainer import load_checkpoint, train
+    from agents.dmc.learner.trainer import load_checkpoint, train
 
     caplog.clear()
     with caplog.at_level(logging.WARNING):

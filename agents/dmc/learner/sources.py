@@ -1,7 +1,7 @@
 """Experience sources: where the learner's batches come from. ``train()`` sees only this seam.
 
 Each source hands the learner fixed-size batches ``(obs, action, net, target)`` plus the
-:class:`~agents.dmc.experience.Stats` of the hands finished while collecting them
+:class:`~agents.dmc.learner.experience.Stats` of the hands finished while collecting them
 (:meth:`get`), and takes the learner's new weights after every update (:meth:`publish`).
 
 ==================  =========================================================================
@@ -29,9 +29,9 @@ import numpy as np
 import torch
 from torch import multiprocessing as mp
 
-from .config import TrainConfig, config_from_dict
+from ..config import TrainConfig, config_from_dict
 from .experience import Collector, Stats
-from .model import DMCModel, make_model, sample_cells
+from ..model import DMCModel, make_model, sample_cells
 
 log = logging.getLogger("dmc")
 BATCH_KEYS = ("obs", "action", "net", "target")

@@ -16,11 +16,11 @@ import numpy as np
 
 from ddz_env.files import replacing
 
-from ..runs.log import log_through_bar, summary_writer
-from .config import NET_NAMES, POSITIONS
+from ...runs.log import log_through_bar, summary_writer
+from ..config import NET_NAMES, POSITIONS
 from .periodic_eval import read_rows
 from .experience import Stats
-from .model import NUM_NETS
+from ..model import NUM_NETS
 
 log = logging.getLogger("dmc")
 #: the learner's choices before play, as shares of its turns (the clearest early signals of learning)

@@ -26,10 +26,10 @@ from ddz_env.info import GAME
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
 
-from ..base import Decisions, as_batch_agent, take_sets
-from ..evaluation.protocols import DUPLICATE_SEATINGS
-from .config import TrainConfig
-from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids, sample_cells
+from ...base import Decisions, as_batch_agent, take_sets
+from ...evaluation.protocols import DUPLICATE_SEATINGS
+from ..config import TrainConfig
+from ..model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids, sample_cells
 
 MAX_DECISIONS = GAME.max_decisions  # 168: the longest hand (ddz_env.info)
 #: the six duplicate seatings as "seat held by the opponent" masks (B = opponent)
@@ -317,7 +317,7 @@ class Collector:
         self.decisions = 0
         self.opponents = []
         if cfg.opponents and cfg.opponent_share > 0:
-            from ..loader import load
+            from ...loader import load
 
             self.opponents = [as_batch_agent(load(spec)) for spec in cfg.opponents]
         self.pool: list[DMCModel] = []  # past selves, in slot order

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from .config import NET_NAMES, POSITIONS, TrainConfig, save_config
+from ..config import NET_NAMES, POSITIONS, TrainConfig, save_config
 from .periodic_eval import TrainingEvaluator
-from .checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
+from ..checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
 from .sources import make_source
-from .model import HAND_CLASSES, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, DMCModel, make_model
+from ..model import HAND_CLASSES, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, DMCModel, make_model
 
 log = logging.getLogger("dmc")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from ddz_env.files import replacing
 
-from ..runs.log import summary_writer
+from ...runs.log import summary_writer
 
 log = logging.getLogger("dmc")
 EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
@@ -59,8 +59,8 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
     With ``replay_deals`` > 0 the hands of that many deals go to ``replay_root/<frames>-<opponent>-<mode>/``."""
     from agents.evaluation.protocols import ReplayWriteError, evaluate
 
-    from .agent import DMCAgent
-    from .model import DMCModel
+    from ..agent import DMCAgent
+    from ..model import DMCModel
 
     model = DMCModel(**model_kwargs)
     model.load_state_dict(state)
