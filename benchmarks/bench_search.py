@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--seed", type=int, default=2026, help="seed of the deals (held out: not a training seed)")
     ap.add_argument("--prior", default="deck", choices=("deck", "cards"))
+    ap.add_argument("--z", type=float, default=1.0, help="switch from the base choice only z standard errors better")
     ap.add_argument("--belief", default="", help="weigh the deals with this agent's view of the others' moves")
     ap.add_argument("--temperature", type=float, default=0.1, help="the belief agent's softmax temperature")
     ap.add_argument("--out", default=None, help="JSON file of the rows (written after each row)")
@@ -61,10 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and args.out and os.path.isfile(args.out):
         rows = json.load(open(args.out))["rows"]
     done = {(r["samples"], r["candidates"], r["opponent"], r["deals"], r["seed"], r["prior"], r.get("belief", ""),
-             r.get("temperature", 0.1)) for r in rows}
+             r.get("temperature", 0.1), r.get("z", 0.0)) for r in rows}
     base = load(args.base)
     print(f"search:{args.base} in duplicate, {args.deals} deals of seed {args.seed}, prior {args.prior}"
-          + (f", belief {args.belief} at temperature {args.temperature}" if args.belief else ", uniform"))
+          + (f", belief {args.belief} at temperature {args.temperature}" if args.belief else ", uniform")
+          + f", z {args.z}")
     print(f"{'budget':>8} {'opponent':>12} {'score/hand [95% CI]':>28} {'decisions':>10} {'rollouts':>9} "
           f"{'CPU s/dec':>10} {'wall s/dec':>10}")
     for r in rows:
@@ -73,11 +75,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_seconds_per_decision']:>10.3f} {r['wall_seconds_per_decision']:>10.3f}  (kept)")
     for samples, candidates in budgets(args.budgets):
         for opponent in args.opponents.split(","):
-            key = (samples, candidates, opponent, args.deals, args.seed, args.prior, args.belief, args.temperature)
+            key = (samples, candidates, opponent, args.deals, args.seed, args.prior, args.belief, args.temperature,
+                   args.z)
             if key in done:
                 continue
             agent = SearchAgent(base, samples=samples, candidates=candidates, prior=args.prior, seed=0,
                                 belief=load(args.belief) if args.belief else None, temperature=args.temperature,
+                                z=args.z,
                                 name=f"search:{args.base}?samples={samples}&candidates={candidates}")
             t0 = time.time()
             res = evaluate(agent, opponent, deals=args.deals, seed=args.seed)
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             cost = agent.cost()
             row = {"samples": samples, "candidates": candidates, "opponent": opponent, "deals": args.deals,
                    "seed": args.seed, "prior": args.prior, "base": args.base,
-                   "belief": args.belief, "temperature": args.temperature, "score": a["mean_score"],
+                   "belief": args.belief, "temperature": args.temperature, "z": args.z, "score": a["mean_score"],
                    "ci": list(a["score_ci95"]), "hands": res["hands"], "seconds": time.time() - t0, **cost}
             rows.append(row)
             print(f"{samples:>4}x{candidates:<3} {opponent:>12} {row['score']:+8.3f} [{fmt(row['ci'][0])}, "
