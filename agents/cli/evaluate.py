@@ -37,15 +37,9 @@ from ddz_env.files import folder_problem, write_failure, write_text
 from ddz_env.rules import Rules
 
 from agents.evaluation.arena import AgentError
+from agents.evaluation.metrics import pct as _pct
+from agents.evaluation.metrics import table_rows
 from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
-
-
-def _pct(x) -> str:
-    return "   -  " if x is None else f"{100 * x:5.1f}%"
-
-
-def _num(x, fmt: str = "+.3f") -> str:
-    return "-" if x is None else format(x, fmt)
 
 
 def format_table(res: dict) -> str:
@@ -56,38 +50,8 @@ def format_table(res: dict) -> str:
     head = f"{'':<24}{'A':>26}{'B':>26}"
     lines.append(head)
     lines.append("-" * len(head))
-
-    def row(name, fn):
-        lines.append(f"{name:<24}{fn(res['A']):>26}{fn(res['B']):>26}")
-
-    def score(x):
-        lo, hi = x["score_ci95"]
-        if lo is None:
-            return _num(x["mean_score"])
-        return f"{x['mean_score']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-
-    row("score/hand [95% CI]", score)
-    if cfg["mode"] == "fixed-landlord":
-        row("WP as landlord", lambda x: _pct(x["landlord"]["WP"]))
-        row("WP as farmers", lambda x: _pct(x["farmer"]["WP"]))
-        row("WP (mean of the two)", lambda x: _pct(x["overall"]["WP"]))
-        row("ADP as landlord", lambda x: _num(x["landlord"]["ADP"]))
-        row("ADP as farmers", lambda x: _num(x["farmer"]["ADP"]))
-        row("ADP (mean of the two)", lambda x: _num(x["overall"]["ADP"]))
-    else:
-        row("landlord share", lambda x: _pct(x["landlord_share"]))
-        row("landlord bid 1/2/3", lambda x: "/".join("-" if x["landlord_bids"][b] is None
-                                                     else f"{100 * x['landlord_bids'][b]:.0f}%" for b in "123"))
-        row("win rate as landlord", lambda x: _pct(x["win_rate_landlord"]))
-        row("win rate as farmer", lambda x: _pct(x["win_rate_farmer"]))
-        row("  vs other as landlord", lambda x: _pct(x["win_rate_landlord_h2h"]))
-        row("  vs other as farmers", lambda x: _pct(x["win_rate_farmer_h2h"]))
-        row("score as landlord", lambda x: _num(x["mean_score_as_landlord"]))
-        row("score as farmer", lambda x: _num(x["mean_score_as_farmer"]))
-        row("bid pass rate", lambda x: _pct(x["bids"]["pass"]))
-        row("double rate (farmer)", lambda x: _pct(x["double_rate"]))
-        row("redouble rate", lambda x: _pct(x["redouble_rate"]))
-    row("bombs per hand", lambda x: _num(x["bombs_per_hand"], ".3f"))
+    for m in table_rows(cfg["mode"]):  # the rows: the metric catalogue (agents/evaluation/metrics.py)
+        lines.append(f"{m.label:<24}{m.show(res['A']):>26}{m.show(res['B']):>26}")
     lines.append("-" * len(head))
     lines.append(f"void hands {_pct(res['void_rate']).strip()}   spring {_pct(res['spring_rate']).strip()}   "
                  f"anti-spring {_pct(res['anti_spring_rate']).strip()}")

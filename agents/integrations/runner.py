@@ -29,13 +29,16 @@ from typing import Any
 
 from ddz_env.files import write_text
 
+from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
+from ..evaluation.metrics import csv_values
 from ..runs.config import did_you_mean, yaml_module
 from ..runs.learners import ALGOS, LIBRARY_SCHEMA, LibraryConfig
 
 log = logging.getLogger("ddz.train")
 POLICY = "policy.pt"
 LOG_FIELDS = ("segment", "train_seconds", "steps", "cpu_seconds", "wall_seconds")
-EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi")
+#: eval.csv's columns: DMC's (the metric catalogue, agents/evaluation/metrics.py)
+EVAL_FIELDS = METRIC_FIELDS
 
 
 def learner_module(algo: str):
@@ -112,8 +115,7 @@ def evaluate_policy(cfg: LibraryConfig, policy: Path, steps: int, seconds: float
         a = evaluate(str(policy), opp, deals=cfg.eval_deals, seed=cfg.eval_seed)["A"]
         lo, hi = a["score_ci95"]
         rows.append({"frames": steps, "time_s": round(seconds, 1), "opponent": opp, "mode": "duplicate",
-                     "deals": cfg.eval_deals, "score": round(a["mean_score"], 5), "ci_lo": round(lo, 5),
-                     "ci_hi": round(hi, 5)})
+                     "deals": cfg.eval_deals, **csv_values(a, "duplicate", digits=5)})
         log.info("eval at %d steps vs %s: %+.3f [%+.3f, %+.3f] per hand", steps, opp, a["mean_score"], lo, hi)
     return rows
 

@@ -21,12 +21,13 @@ from typing import Any
 
 from ddz_env.files import replacing
 
+from ...evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
+from ...evaluation.metrics import TENSORBOARD_KEYS, csv_values
 from ...runs.log import summary_writer
 
 log = logging.getLogger("dmc")
-EVAL_FIELDS = ("frames", "time_s", "opponent", "mode", "deals", "score", "ci_lo", "ci_hi", "wp_landlord",
-               "wp_farmer", "landlord_share", "bid_pass", "bid_1", "bid_2", "bid_3", "double_rate",
-               "redouble_rate")
+#: eval.csv's columns: the metric catalogue's (agents/evaluation/metrics.py)
+EVAL_FIELDS = METRIC_FIELDS
 
 
 def _init_worker(learner_pid: int) -> None:
@@ -80,19 +81,8 @@ def eval_rows(model_kwargs: dict, state: dict, frames: int, elapsed: float, oppo
             except ReplayWriteError as e:  # (a full disk) the figures are complete: keep them, say what is missing
                 log.warning("evaluation at %d frames: %s", frames, e)
                 res = e.result
-            a = res["A"]
-            lo, hi = a["score_ci95"]
-            row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals,
-                   "score": _round(a["mean_score"]), "ci_lo": _round(lo), "ci_hi": _round(hi)}
-            if mode == "fixed-landlord":
-                row |= {"wp_landlord": _round(a["landlord"]["WP"]), "wp_farmer": _round(a["farmer"]["WP"])}
-            else:
-                row |= {"wp_landlord": _round(a["win_rate_landlord_h2h"]),
-                        "wp_farmer": _round(a["win_rate_farmer_h2h"]),
-                        "landlord_share": _round(a["landlord_share"]),
-                        "bid_pass": _round(a["bids"]["pass"]), "bid_1": _round(a["bids"]["1"]),
-                        "bid_2": _round(a["bids"]["2"]), "bid_3": _round(a["bids"]["3"]),
-                        "double_rate": _round(a["double_rate"]), "redouble_rate": _round(a["redouble_rate"])}
+            row = {"frames": frames, "time_s": round(elapsed, 1), "opponent": opp, "mode": mode, "deals": deals}
+            row |= {k: _round(v) for k, v in csv_values(res["A"], mode, digits=5).items()}
             rows.append(row)
     return rows
 
@@ -236,7 +226,7 @@ class TrainingEvaluator:
                      r["score"], r["ci_lo"], r["ci_hi"], f"; WP {', '.join(wp)}" if wp else "")
             if self.tb is not None:
                 tag = f"eval/{r['opponent']}/{r['mode']}"
-                for key in ("score", "wp_landlord", "wp_farmer", "bid_pass", "double_rate", "redouble_rate"):
+                for key in TENSORBOARD_KEYS:
                     if r.get(key, "") != "":
                         self.tb.add_scalar(f"{tag}/{key}", float(r[key]), int(r["frames"]))
         if self.tb is not None:

@@ -9,8 +9,9 @@ Read top to bottom:
 2. :func:`train`: the learner. Batches come from an experience source (``sources.py``: inline
    in this process with ``num_actors: 0``, deterministic, and ``--resume`` continues bit for
    bit; actor processes over shared memory; or Ray actors on a cluster with ``backend: ray``);
-   it learns on each and publishes the new weights. The bookkeeping it calls lives apart:
-   ``runlog.py`` (CSV log, log lines through the progress bar, learning curve),
+   it learns on each and publishes the new weights. Its bookkeeping is a list of observers
+   (``agents/runs/observers.py``: log rows, evaluations, the progress bar, checkpoints), called after
+   every update; what they write lives apart: ``runlog.py`` (CSV log, learning curve),
    ``checkpoint.py`` (checkpoint files), ``periodic_eval.py`` (evaluation during training).
 """
 from __future__ import annotations
@@ -19,7 +20,6 @@ import contextlib
 import logging
 import math
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from .periodic_eval import TrainingEvaluator
 from ..checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
+from ...runs.observers import Checkpoints, Evaluations, LogRows, Progress, ProgressBar
 from .sources import make_source
 from ..model import HAND_CLASSES, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, DMCModel, make_model
 
@@ -176,86 +177,70 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     ckpt_path = run_dir / "checkpoint.pt"
     runlog = RunLog(run_dir / "log.csv", resume_frames=frames if resume is not None else None,
                     every_frames=cfg.log_every_frames, every_seconds=cfg.log_every)
-    evaluator = TrainingEvaluator(cfg, run_dir, frames if resume is not None else None) if cfg.eval_every else None
     t_start = time.perf_counter()
-    next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-    next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
-    bar = None
-    logs = contextlib.ExitStack()  # while the bar is drawn, log lines are written through it
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=cfg.total_frames, initial=frames, unit="fr", unit_scale=True, dynamic_ncols=True)
-        logs.enter_context(log_through_bar(tqdm, [logging.root, log]))
 
     def elapsed() -> float:
         return elapsed0 + time.perf_counter() - t_start
 
+    progress_ = Progress(frames, updates, elapsed)
+
+    def save(p: Progress) -> None:
+        ck = checkpoint_dict(cfg, model, optimizer, p.frames, p.updates, p.elapsed(), collector)
+        save_checkpoint(ck, ckpt_path)
+        if cfg.keep_checkpoints:
+            save_checkpoint(ck, run_dir / f"checkpoint_{p.frames:012d}.pt")
+
+    def line(at: int, row: dict) -> None:
+        log.info("frames %d  fps %s  loss %s  return L/D/U %s/%s/%s%s", at,
+                 f"{row['fps']:.0f}" if row["fps"] != "" else "-",
+                 "/".join(str(row[f"loss_{n}"]) for n in NET_NAMES),
+                 *(row[f"return_{p}"] for p in POSITIONS),
+                 f"  vs opponents {row['score_vs_opponents']}" if row["score_vs_opponents"] != "" else "")
+
+    # the bookkeeping, each its own observer (agents/runs/observers.py), called after every update in this
+    # order, and closed in the second
+    rows = LogRows(runlog, line)
+    evals = (Evaluations(TrainingEvaluator(cfg, run_dir, frames if resume is not None else None), model,
+                         cfg.eval_every, frames, log) if cfg.eval_every else None)
+    bar = ProgressBar(cfg.total_frames, frames, cfg.batch_size, [logging.root, log]) if progress else None
+    checkpoints = Checkpoints(save, cfg.checkpoint_every, frames)
+    observers = [o for o in (rows, evals, bar, checkpoints) if o is not None]
+    closing = [o for o in (bar, rows, checkpoints, evals) if o is not None]
+
     def done() -> bool:
-        if frames >= cfg.total_frames:
+        if progress_.frames >= cfg.total_frames:
             return True
         # the run's time over all its sessions (the checkpoint keeps it): a resumed one-hour run ends at its hour
         return cfg.max_seconds > 0 and elapsed() >= cfg.max_seconds
 
-    def save() -> None:
-        ck = checkpoint_dict(cfg, model, optimizer, frames, updates, elapsed(), collector)
-        save_checkpoint(ck, ckpt_path)
-        if cfg.keep_checkpoints:
-            save_checkpoint(ck, run_dir / f"checkpoint_{frames:012d}.pt")
-
-    def after_update(losses: list[float], stats: np.ndarray | None) -> None:
-        nonlocal next_ckpt, next_eval
-        runlog.add(losses, stats)
-        if evaluator is not None:
-            evaluator.poll()
-            if frames >= next_eval:
-                evaluator.submit(model, frames, elapsed())
-                next_eval = (frames // cfg.eval_every + 1) * cfg.eval_every
-        if bar is not None:  # (the last batch may pass total_frames: the bar stops at its total)
-            bar.update(max(0, min(cfg.batch_size, cfg.total_frames - bar.n)))
-        if runlog.due(frames):
-            row = runlog.write(elapsed(), frames, updates)
-            log.info("frames %d  fps %s  loss %s  return L/D/U %s/%s/%s%s", frames,
-                     f"{row['fps']:.0f}" if row["fps"] != "" else "-",
-                     "/".join(str(row[f"loss_{n}"]) for n in NET_NAMES),
-                     *(row[f"return_{p}"] for p in POSITIONS),
-                     f"  vs opponents {row['score_vs_opponents']}" if row["score_vs_opponents"] != "" else "")
-        if frames >= next_ckpt:
-            save()
-            next_ckpt = (frames // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-
     source = make_source(cfg, model, frames, collector, run_dir)
     model.train()
+    failed = True
     try:
         while not done():
             batch, stats = source.get()
             if not runlog.started:  # the first batch: fps counts from here, not from the actors' start-up
-                runlog.start(frames)
+                runlog.start(progress_.frames)
             losses = learn(model, optimizer, batch, cfg, device)
-            frames += cfg.batch_size
-            updates += 1
+            progress_.frames += cfg.batch_size
+            progress_.updates += 1
             source.publish(model)
-            after_update(losses, stats)
+            for o in observers:
+                o.update(progress_, losses, stats)
+        failed = False
     finally:
         source.close()
-        if bar is not None:
-            bar.close()
-        logs.close()
-        if evaluator is not None and sys.exc_info()[0] is not None:
-            evaluator.close(wait=False)  # training failed: drop the evaluations in flight
-    if frames != runlog.last_frames:  # the final row, unless the last update wrote it
-        runlog.write(elapsed(), frames, updates)
-    runlog.close()
-    save()
-    if evaluator is not None:
-        evaluator.submit(model, frames, elapsed())  # the final weights too (not again on a resume of a finished run)
-        log.info("waiting for %d evaluation(s) to finish", len(evaluator.pending))
-        evaluator.close(wait=True)
+        for o in closing:
+            if failed:
+                with contextlib.suppress(Exception):  # the training error is the one to see
+                    o.close(progress_, failed=True)
+            else:
+                o.close(progress_, failed=False)
     try:  # a view, as TensorBoard: a full disk costs the picture, not the finished run
         plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
     except Exception as e:  # noqa: BLE001 - matplotlib and the disk fail in many ways
         log.warning("no learning-curve PNG (%s: %s); log.csv and eval.csv have its figures", type(e).__name__, e)
-    log.info("done: %d frames in %.0f s; checkpoint %s", frames, elapsed(), ckpt_path)
+    log.info("done: %d frames in %.0f s; checkpoint %s", progress_.frames, elapsed(), ckpt_path)
     return ckpt_path
 
 
