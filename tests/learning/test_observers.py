@@ -55,8 +55,8 @@ def run(observers, updates: int, per: int = 100, start: int = 0, fail: bool = Fa
 
 def test_checkpoints_on_their_period_and_at_a_clean_end_only():
     saved = []
-    run([Checkpoints(lambda p: saved.append(p.frames), period=250, frames=0)], updates=7)
-    assert saved == [300, 500, 700, 700]  # every 250 frames (at the first update past), then the end
+    run([Checkpoints(lambda p: saved.append(p.frames), period=250, frames=0)], updates=8)
+    assert saved == [300, 500, 800, 800]  # every 250 frames (at the first update past), then the end
     saved.clear()
     run([Checkpoints(lambda p: saved.append(p.frames), period=250, frames=1000)], updates=3, start=1000, fail=True)
     assert saved == [1300]  # resumed at 1000: the next at 1250; a failed run adds none at the end
