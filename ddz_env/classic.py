@@ -3,7 +3,7 @@
 PettingZoo wraps its classic games in ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
 TerminateIllegalWrapper(env)))``; :class:`ClassicWrapper` behaves the same in one attribute hop
 (``__getattr__`` chains were ~45% of a step: ``benchmarks/bench_env.py``), and :func:`stock_wrappers`
-builds the stock stack it is tested against (``tests/core/test_env.py``).
+builds the stock stack it is tested against (``tests/core/test_env_wrapper.py``).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class ClassicWrapper(wrappers.BaseWrapper):
 
     It is one attribute hop instead of three (``__getattr__`` chains were ~45% of a step) and it
     checks legality on the game (the mask's entry, without building a mask) for integer actions.
-    ``tests/core/test_env.py`` plays the same action sequences through this and the stock stack
+    ``tests/core/test_env_wrapper.py`` plays the same action sequences through this and the stock stack
     (:func:`stock_env`).
     """
 
