@@ -6,10 +6,20 @@ RLLIB_VENV ?= .venv-rllib
 RBIN := $(RLLIB_VENV)/bin
 # every install is constrained to the CPU torch build (an unpinned torch pulls CUDA, GBs)
 PIP_C := pip install -q -c constraints-cpu.txt
-# where torch comes from: here a local CPU build; on a normal machine PyTorch's CPU wheel index,
-#   make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# where torch comes from, TORCH=cpu (the default) or TORCH=cuda:
+#   cpu:  a CPU build the machine's own package sources hold (pip --no-index: its find-links; then
+#         torch's small dependencies from PyPI), else PyTorch's CPU wheel index (about 200 MB of
+#         downloads; PyPI's Linux torch is the CUDA build)
+#   cuda: PyPI's build with CUDA (several GB), for a machine with an NVIDIA GPU: make setup TORCH=cuda
+#   TORCH_INDEX=URL: that index instead (a mirror)
+TORCH ?= cpu
 TORCH_INDEX ?=
-TORCH_FROM := $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX),)
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+install_torch = if [ -n "$(TORCH_INDEX)" ]; then $(1)/$(PIP_C) --index-url $(TORCH_INDEX) torch==2.13.0; \
+	elif [ "$(TORCH)" = cuda ]; then $(1)/$(PIP_C) torch==2.13.0; \
+	elif $(1)/pip install -q --no-index --no-deps -c constraints-cpu.txt torch==2.13.0 2>/dev/null; \
+	then $(1)/$(PIP_C) torch==2.13.0; \
+	else $(1)/$(PIP_C) --index-url $(TORCH_CPU_INDEX) torch==2.13.0; fi
 
 .PHONY: setup setup-marl setup-rllib demo play test test-core bench
 
@@ -20,7 +30,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/$(PIP_C) $(TORCH_FROM) torch==2.13.0
+	$(call install_torch,$(BIN))
 	$(BIN)/$(PIP_C) -e ".[dev,train,web]"
 	touch $@
 
@@ -36,7 +46,7 @@ setup-rllib: $(RLLIB_VENV)/.installed
 $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(RLLIB_VENV)
 	$(RBIN)/pip install -q --upgrade pip
-	$(RBIN)/$(PIP_C) $(TORCH_FROM) torch==2.13.0
+	$(call install_torch,$(RBIN))
 	$(RBIN)/$(PIP_C) -e ".[dev,train,rllib]"
 	touch $@
 
