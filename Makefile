@@ -56,6 +56,8 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints-cpu.txt
 # rule agent in duplicate deals, the shipped pretrained agent against the rule agent for scale,
 # and what to try next
 demo: setup
+	@if [ -d runs/demo ]; then echo "--- runs/demo holds the previous demo: moved to runs/demo.old (a fresh run now)"; \
+	  rm -rf runs/demo.old; mv runs/demo runs/demo.old; fi
 	$(BIN)/python train.py --config demo --run-dir runs/demo --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b random --deals 100 --seed 0 --no-progress
 	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0 --no-progress

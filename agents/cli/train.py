@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
-from agents.runs.folder import CheckpointWriteError, new_run_dir, resume_hint
+from agents.runs.folder import CheckpointWriteError, held_run, new_run_dir, resume_hint
 from agents.runs.learners import LIBRARY_SCHEMA, algo_of
 
 
@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
             ck = None
             cfg = load_config(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(cfg.name)
+            if held_run(run_dir):  # a new run never mixes with an old one's checkpoint and logs
+                raise ValueError(held_run(run_dir))
         cfg.check_agents()  # a mistyped opponent is said now, before the run folder exists
     except (ValueError, FileNotFoundError) as e:
         print(f"{name}: error: {e}", file=sys.stderr)
@@ -131,6 +133,8 @@ def train_library(args: argparse.Namespace, name: str) -> int:
         else:
             cfg = LIBRARY_SCHEMA.load(args.config, args.overrides)
             run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(cfg.name)
+            if held_run(run_dir):
+                raise ValueError(held_run(run_dir))
         check_options(cfg, learner_module(cfg.algo))  # said now, before the run folder exists
         check_agents(cfg)
     except (ValueError, FileNotFoundError, ImportError) as e:

@@ -23,6 +23,20 @@ def new_run_dir(name: str, root: str | os.PathLike = "runs") -> Path:
     return Path(root) / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+#: the files that make a folder a run of train.py (a learner's checkpoint or policy, its logs)
+RUN_MARKS = ("checkpoint.pt", "policy.pt", "log.csv", "eval.csv")
+
+
+def held_run(run_dir: str | os.PathLike) -> str | None:
+    """Why a new run may not start in ``run_dir`` (it holds a run: its checkpoint, policy or logs would be
+    mixed with the new run's), else None."""
+    marks = [m for m in RUN_MARKS if (Path(run_dir) / m).exists()]
+    if not marks:
+        return None
+    return (f"run folder {run_dir} already holds a run ({', '.join(marks)}): continue it with --resume {run_dir}, "
+            f"or give a new --run-dir (or remove the folder)")
+
+
 class CheckpointWriteError(OSError):
     """A checkpoint could not be written (a full disk, a read-only folder). Nothing was replaced:
     the file at its path, if any, is the previous checkpoint, intact; the message says how to resume."""
@@ -62,4 +76,4 @@ def resume_hint(run_dir: Path) -> str:
     return "no checkpoint was written yet: start the run again"
 
 
-__all__ = ["CHECKPOINT", "new_run_dir", "CheckpointWriteError", "write_checkpoint", "resume_hint"]
+__all__ = ["CHECKPOINT", "RUN_MARKS", "held_run", "new_run_dir", "CheckpointWriteError", "write_checkpoint", "resume_hint"]

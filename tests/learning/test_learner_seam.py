@@ -98,3 +98,18 @@ def test_a_dmc_config_names_its_algo_and_refuses_a_library_one(tmp_path):
     assert load_config(SMOKE).algo == "dmc"
     with pytest.raises(ValueError, match="'dmc' with these keys; a library learner's config has its own"):
         load_config(SMOKE, {"algo": "torchrl"})
+
+
+def test_a_new_run_never_starts_in_a_folder_that_holds_one(tmp_path, fake, capsys):
+    """A second ``train.py --run-dir X`` (a rerun of ``make demo``) would mix the old checkpoint with the new
+    log: it is refused, naming --resume; the folder is left as it was."""
+    import train as cli
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"old")
+    for config in ("smoke", write_config(tmp_path)):
+        assert cli.main(["--config", config, "--run-dir", str(run), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert "already holds a run (checkpoint.pt)" in err and f"--resume {run}" in err, err
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoint.pt"] and (run / "checkpoint.pt").read_bytes() == b"old"
