@@ -206,6 +206,11 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
     ax4.set_xlabel("frames")
     ax4.set_ylabel("share of the learner's turns (void: of hands)")
     ax4.legend(fontsize=8)
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    for ax in axes:  # frames in millions, a few ticks: labels that do not collide
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1e6:g}M"))
     fig.suptitle(png_path.parent.name)
     fig.tight_layout()
     with replacing(png_path) as tmp:  # (a full disk leaves the previous picture, not half of one)
