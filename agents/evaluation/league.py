@@ -382,9 +382,11 @@ def save_heatmap(result: LeagueResult, path: str | os.PathLike) -> bool:
     ax = fig.add_subplot()
     vmax = float(np.abs(m).max()) or 1.0
     im = ax.imshow(m, cmap="RdBu", vmin=-vmax, vmax=vmax)
-    ax.set_xticks(range(n), [str(k + 1) for k in range(n)])
+    ax.set_xticks(range(n), [short_label(result.labels[i], 18) for i in order], rotation=35, ha="right",
+                  rotation_mode="anchor")
     ax.set_yticks(range(n), names)
     ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("agent (row), strongest first")
     if n <= 16:
         for r in range(n):
             for c in range(n):
