@@ -335,3 +335,27 @@ def test_train_checkpoints_resumes_and_exports(tmp_path, capsys):
     assert evaluate(agent, "rule", deals=2, seed=0)["hands"] == 12
     done = train(6.0, tmp_path, resume=True, progress=False, **kw)  # the budget is spent: nothing more
     assert done["steps"] == second["steps"]
+
+
+@pytest.mark.integration
+def test_train_py_runs_the_shipped_sb3_config_and_evaluate_seats_its_run(tmp_path, capsys):
+    """``train.py --config sb3`` (the algo seam, a real learner): the run folder has its config, log.csv,
+    eval.csv in DMC's columns and policy.pt; ``agents.load(RUN)`` seats it; --resume continues it."""
+    import csv
+
+    import train as cli
+
+    from agents.evaluation.metrics import EVAL_FIELDS
+
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=8", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
+            "--set", "options.n_envs=2", "--set", "options.n_steps=32", "--set", "options.batch_size=32"]
+    assert cli.main(["--config", "sb3", "--run-dir", str(run), "--no-progress", *sets]) == 0
+    assert {"config.yaml", "log.csv", "eval.csv", "policy.pt", "model.zip"} <= {p.name for p in run.iterdir()}
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    assert rows and tuple(rows[0]) == EVAL_FIELDS and rows[-1]["opponent"] == "random"
+    agent = agents.load(str(run))
+    assert type(agent).__name__ == "MoveScoringAgent"
+    steps = int(rows[-1]["frames"])
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_seconds=14"]) == 0
+    assert int(list(csv.DictReader(open(run / "eval.csv")))[-1]["frames"]) > steps

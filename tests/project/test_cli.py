@@ -41,7 +41,7 @@ def test_config_by_path_still_works_and_bad_names_list_the_shipped_ones(tmp_path
     assert load_config(own).batch_size == 64 and load_config(str(own)).name == "mine"
     monkeypatch.chdir(tmp_path)
     assert load_config("mine.yaml").name == "mine"  # a relative path
-    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, demo, douzero, gpu, smoke"):
+    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, demo, douzero, gpu, sb3, smoke"):
         load_config("defualt")
     with pytest.raises(FileNotFoundError, match=r"'configs/default.yaml' not found.*default, demo, douzero"):
         load_config("configs/default.yaml")
@@ -93,9 +93,18 @@ def check_keys_shown(cls, lines):
 def test_the_shipped_configs_name_only_known_keys():
     import yaml
 
+    from agents.runs.learners import LIBRARY_SCHEMA, LibraryConfig, algo_of
+
     keys = {f.name for f in dataclasses.fields(TrainConfig)}
-    for name in SHIPPED:
-        assert set(yaml.safe_load(config_path(name).read_text())) <= keys
+    library_keys = {f.name for f in dataclasses.fields(LibraryConfig)}
+    libraries = [n for n in available_configs() if algo_of(config_path(n)) != "dmc"]
+    assert "sb3" in libraries
+    for name in available_configs():
+        data = yaml.safe_load(config_path(name).read_text())
+        assert set(data) <= (keys if name not in libraries else library_keys), name
+    for name in libraries:  # a library config loads, and its options are its learner's
+        cfg = LIBRARY_SCHEMA.load(name)
+        assert cfg.algo == name and cfg.options
 
 
 # ---------------------------------------------------------------------------------------------- entry points

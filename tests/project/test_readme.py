@@ -29,7 +29,7 @@ EXPECTED = [
     ("vec = VectorDouDizhu(1024, seed=0)", ["(1024, 29, 4, 15) True"]),
     ("class MostCards(BatchAgent):", ["most-cards vs random: +3.35 per hand [+2.65, +4.05]"]),
     ("record.save(rec, \"hand.json\")", ["True"]),
-    ("model = MaskablePPO(", ["trained 256 steps"]),
+    ("model = MaskablePPO(MoveScoringSB3Policy", ["MoveScoringAgent(movescore:sb3) MoveScoringAgent(movescore:sb3)"]),
     ("marl = MultiAgentOffPolicyAlgorithm(", ["4 update steps; player_0's best test return "]),
     ("collector = Collector(env, actor", ["hands ended in 256 decisions"]),
     ("env = PettingZooWrapper(", ["torch.Size([200]) 3 hands ended"]),
