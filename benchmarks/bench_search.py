@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--seed", type=int, default=2026, help="seed of the deals (held out: not a training seed)")
     ap.add_argument("--prior", default="deck", choices=("deck", "cards"))
-    ap.add_argument("--z", type=float, default=1.0, help="switch from the base choice only z standard errors better")
+    ap.add_argument("--z", type=float, default=2.0, help="switch from the base choice only z standard errors better")
     ap.add_argument("--belief", default="", help="weigh the deals with this agent's view of the others' moves")
     ap.add_argument("--temperature", type=float, default=0.1, help="the belief agent's softmax temperature")
     ap.add_argument("--out", default=None, help="JSON file of the rows (written after each row)")
