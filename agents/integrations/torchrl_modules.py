@@ -43,7 +43,6 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.vector import VectorDouDizhu, expand_mask
 
-from ..loader import read_checkpoint
 from .move_policy import MoveScoringPolicy, save_policy
 
 LOG_PROB = "action_log_prob"
@@ -116,8 +115,10 @@ class SelfPlayEnv(EnvBase):
         _, ids, starts = self.vec.legal_sets()
         rows = np.repeat(np.arange(self.vec.num_envs), np.diff(starts))
         expand_mask(rows, ids, self.vec.num_envs, out=self._mask)
+        mask = torch.from_numpy(self._mask.astype(bool))
+        self.action_spec.update_mask(mask)  # (a random action of the spec is a legal one: env.rollout() works)
         return TensorDict({"observation": torch.from_numpy(self.vec.observe()),
-                           "action_mask": torch.from_numpy(self._mask.astype(bool)),
+                           "action_mask": mask,
                            "seat": torch.from_numpy(self.vec.current_player.copy())}, batch_size=self.batch_size)
 
     def _reset(self, tensordict: TensorDict | None = None, **kwargs) -> TensorDict:
@@ -212,7 +213,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
         with open(json_path, encoding="utf-8") as f:
             done.update(json.load(f))
-        ck = read_checkpoint(state_path)
+        ck = torch.load(state_path, map_location="cpu", weights_only=True)  # (tensors and plain containers)
         policy.load_state_dict(ck["model"])
         optim.load_state_dict(ck["optimizer"])
     elif resume and progress:
@@ -220,7 +221,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     torch.manual_seed(seed + done["batches"])
     env = SelfPlayEnv(o["num_envs"], seed=seed * 1000 + done["batches"], reward_scale=o["reward_scale"])
     per_batch = o["num_envs"] * o["steps_per_batch"]
-    collector = Collector(env, actor, frames_per_batch=per_batch, total_frames=-1)
+    collector = Collector(env, actor, frames_per_batch=per_batch, total_frames=-1,
+                          auto_register_policy_transforms=False)  # (no recurrent state to track)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
 
     def totals() -> dict:
