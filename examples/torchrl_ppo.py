@@ -8,19 +8,18 @@ TorchRL's own pieces, as in its PPO tutorial:
 * env: the single-seat Gymnasium env (``agents.integrations.seat_env.DouDizhuSeatEnv``, the two other
   seats played by the random agent, a random learning seat per hand) with the seat's legal
   actions added to the observation (``WithActionMask``), in TorchRL's ``GymWrapper``;
-* policy: ``ProbabilisticActor`` with ``MaskedCategorical`` over the 24648 actions; the
-  logits score each action's features (its cards by rank, card count, move type; bids and
-  doubles one-hot) with weights computed from the observation, plus a bias per action;
-* critic: ``ValueOperator``; advantages: ``GAE``; loss: ``ClipPPOLoss``;
+* policy: ``ProbabilisticActor`` with ``MaskedCategorical`` over the 24648 actions, its logits the
+  move-scoring policy's (``agents.integrations.torchrl_modules.make_actor``: each legal move scored
+  from its own features, as the DMC agent does);
+* critic: ``ValueOperator`` on the same trunk (``make_critic``); advantages: ``GAE``; loss: ``ClipPPOLoss``;
 * data: ``Collector`` (TorchRL's single-process collector, formerly ``SyncDataCollector``)
   batches, minibatches drawn without replacement from a ``ReplayBuffer``.
 
 Before and after training it plays the same seeded evaluation hands (deals, seats and
 random opponents) and prints the learning seat's mean rulebook score per hand.
 
-The multi-agent route (``torchrl.envs.PettingZooWrapper`` on the AEC env, one group per
-seat) is shown in README's TorchRL block; it observes all three seats on every step
-(about 2.4 ms per step against ~0.5 ms here), so this example trains through one seat.
+Self-play, all three seats learning, is ``examples/torchrl_selfplay.py`` (``SelfPlayEnv``, the batched
+env as a TorchRL env).
 """
 from __future__ import annotations
 
@@ -71,59 +70,15 @@ def make_env(gym_env=None, seed: int = 0):
 
 
 # ----------------------------------------------------------------------------- networks
-def action_features() -> np.ndarray:
-    """(24648, 40) float32: per action, its cards by rank / 4, card count / 20, move type one-hot;
-    the 8 bidding and doubling actions one-hot."""
-    from ddz_env.actions import NUM_ACTIONS, NUM_MOVES
-    from ddz_env.moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVE_TYPES
-
-    n_special = NUM_ACTIONS - NUM_MOVES
-    f = np.zeros((NUM_ACTIONS, 15 + 1 + NUM_MOVE_TYPES + n_special), np.float32)
-    f[:NUM_MOVES, :15] = MOVE_COUNTS / 4.0
-    f[:NUM_MOVES, 15] = MOVE_NCARDS / 20.0
-    f[np.arange(NUM_MOVES), 16 + MOVE_TYPE.astype(np.int64)] = 1.0
-    f[NUM_MOVES + np.arange(n_special), 16 + NUM_MOVE_TYPES + np.arange(n_special)] = 1.0
-    return f
-
-
-class PolicyNet(nn.Module):
-    """(planes, mask) -> (logits over the 24648 actions, bool mask): logits = features @ w(obs) + bias."""
-
-    def __init__(self, hidden: int = 128):
-        super().__init__()
-        feats = torch.as_tensor(action_features())
-        self.register_buffer("features_t", feats.T.contiguous())
-        self.body = nn.Sequential(nn.Flatten(-3), nn.Linear(int(np.prod(OBS_SHAPE)), hidden), nn.ReLU(),
-                                  nn.Linear(hidden, feats.shape[1]))
-        self.bias = nn.Parameter(torch.zeros(feats.shape[0]))
-        nn.init.zeros_(self.body[-1].weight)  # all logits 0 at first: the untrained policy is the random agent
-        nn.init.zeros_(self.body[-1].bias)
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.body(obs.float()) @ self.features_t + self.bias, mask.bool()
-
-
-class ValueNet(nn.Module):
-    def __init__(self, hidden: int = 128):
-        super().__init__()
-        self.net = nn.Sequential(nn.Flatten(-3), nn.Linear(int(np.prod(OBS_SHAPE)), hidden), nn.ReLU(),
-                                 nn.Linear(hidden, 1))
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.net(obs.float())
-
-
 def make_actor_critic(hidden: int = 128):
-    """``ProbabilisticActor`` (``MaskedCategorical``, writes ``action`` and its log-prob) and ``ValueOperator``."""
-    from tensordict.nn import TensorDictModule
-    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    """The move-scoring policy (``agents.integrations.move_policy``) as TorchRL's ``ProbabilisticActor``
+    (``MaskedCategorical``: writes ``action`` and ``action_log_prob``) and ``ValueOperator`` (its value
+    head), from ``agents.integrations.torchrl_modules``: each legal move is scored from its own features."""
+    from agents.integrations.move_policy import MoveScoringPolicy
+    from agents.integrations.torchrl_modules import make_actor, make_critic
 
-    actor = ProbabilisticActor(
-        TensorDictModule(PolicyNet(hidden), in_keys=["observation", "action_mask"], out_keys=["logits", "mask"]),
-        in_keys=["logits", "mask"], out_keys=["action"], distribution_class=MaskedCategorical,
-        return_log_prob=True)
-    critic = ValueOperator(ValueNet(hidden), in_keys=["observation"])
-    return actor, critic
+    policy = MoveScoringPolicy(state_layers=(hidden,), head_layers=(hidden // 2,), hand_after=True)
+    return make_actor(policy), make_critic(policy)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -153,7 +108,7 @@ def evaluate(actor, hands: int = 300, seed: int = 10_000, gym_env=None) -> dict:
 
 
 # ----------------------------------------------------------------------------- training
-def train(batches: int = 16, frames: int = 512, epochs: int = 2, minibatch: int = 128, lr: float = 1e-3,
+def train(batches: int = 16, frames: int = 512, epochs: int = 2, minibatch: int = 128, lr: float = 1e-2,
           gamma: float = 1.0, lmbda: float = 0.95, entropy_coeff: float = 0.0, hidden: int = 128, seed: int = 0,
           gym_env_fn=None, eval_hands: int = 0, verbose: bool = True) -> dict:
     """PPO: ``batches`` collector batches of ``frames`` learning-seat decisions; per batch GAE, then
@@ -170,7 +125,8 @@ def train(batches: int = 16, frames: int = 512, epochs: int = 2, minibatch: int 
     before = evaluate(actor, eval_hands) if eval_hands else None
     collector = Collector(env, actor, frames_per_batch=frames, total_frames=batches * frames,
                           auto_register_policy_transforms=True)  # (TorchRL 0.15's default; no FutureWarning)
-    advantage = GAE(gamma=gamma, lmbda=lmbda, value_network=critic, average_gae=False)
+    advantage = GAE(gamma=gamma, lmbda=lmbda, value_network=critic, average_gae=False,
+                    deactivate_vmap=True)  # (the policy scores a varying number of legal moves: no vmap)
     # (the entropy of a 24648-way distribution costs as much as the rest of the loss on a CPU: off by default)
     loss_module = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_bonus=entropy_coeff > 0,
                               entropy_coeff=entropy_coeff or None, critic_coeff=0.5, normalize_advantage=True,

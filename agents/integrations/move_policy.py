@@ -127,6 +127,12 @@ class MoveScoringPolicy(nn.Module):
         for v in self.values:  # a value of 0 to start: no advantage is made up by an untrained critic
             nn.init.zeros_(v.weight)
             nn.init.zeros_(v.bias)
+        with torch.no_grad():  # near-equal logits to start: the untrained policy plays about as the random agent
+            for net in self.nets:  # (measured in examples/torchrl_ppo.py on 200 seeded hands vs random: -0.38 per
+                out = net.head[-1]  # hand untrained, the random agent's; +1.12 with the default init, and after
+                # the same 8 batches of training +0.19 with it, +1.49 with this one at lr 3e-3, +2.71 at 1e-2)
+                out.weight.mul_(0.01)
+                out.bias.zero_()
         self.register_buffer("action_table", torch.from_numpy(ACTION_FEATURES), persistent=False)
         self.register_buffer("action_counts", torch.from_numpy(ACTION_COUNTS.astype(np.int64)), persistent=False)
 

@@ -102,7 +102,7 @@ def test_ppo_updates_raise_the_probability_of_the_move_with_positive_advantage()
     td.set("advantage", torch.where(good, 1.0, -1.0).unsqueeze(-1))
     td.set("value_target", torch.zeros(16, 1))
     loss = ClipPPOLoss(actor, critic, entropy_bonus=False, normalize_advantage=False)
-    optim = torch.optim.Adam(policy.parameters(), lr=3e-3)
+    optim = torch.optim.Adam(policy.parameters(), lr=1e-2)
     for _ in range(5):
         out = loss(td.clone())
         optim.zero_grad()
