@@ -122,6 +122,8 @@ def main(argv=None) -> dict:
     p.add_argument("--rllib-python", default=str(DEFAULT_RLLIB_PYTHON), help="the RLlib venv's python")
     p.add_argument("--keep", default="", help="copy each library learner's policy.pt to this folder as NAME.pt")
     p.add_argument("--resume", action="store_true", help="keep finished stages (same --minutes); resume the rest")
+    p.add_argument("--train-only", action="store_true", help="stop after the training stages (no league: a later "
+                   "--resume with more --learners adds them and plays it)")
     args = p.parse_args(argv)
     names = [n.strip() for n in args.learners.split(",") if n.strip()]
     unknown = [n for n in names if n not in LEARNERS]
@@ -150,6 +152,9 @@ def main(argv=None) -> dict:
                                                         args.resume and started, python)
         stages_path.write_text(json.dumps(stages, indent=1))
     done = [stages["done"][n] for n in names]
+    if args.train_only:
+        print(f"--- trained: {', '.join(names)} (--train-only: no league)")
+        return {"minutes": args.minutes, "stages": done}
     if args.keep:
         keep = Path(args.keep)
         keep.mkdir(parents=True, exist_ok=True)
