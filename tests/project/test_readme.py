@@ -30,7 +30,7 @@ EXPECTED = [
     ("class MostCards(BatchAgent):", ["most-cards vs random: +3.35 per hand [+2.65, +4.05]"]),
     ("record.save(rec, \"hand.json\")", ["True"]),
     ("model = MaskablePPO(MoveScoringSB3Policy", ["MoveScoringAgent(movescore:sb3) MoveScoringAgent(movescore:sb3)"]),
-    ("marl = MultiAgentOffPolicyAlgorithm(", ["4 update steps; player_0's best test return "]),
+    ("ppo = make_ppo(policy, envs.action_space[0]", ["2 updates; vs rule ... -> ... per hand"]),
     ("collector = Collector(env, actor", ["hands ended in 256 decisions"]),
     ("env = PettingZooWrapper(", ["torch.Size([200]) 3 hands ended"]),
     ("algo = config.build_algo()", ["hands played: "]),

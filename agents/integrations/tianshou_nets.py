@@ -1,0 +1,224 @@
+"""Tianshou 2.0: the move-scoring policy as Tianshou's actor and critic, and PPO at one seat.
+
+=====================  ====================================================================================
+:class:`MaskedSeatEnv` the single-seat Gymnasium env (:class:`~agents.integrations.seat_env.DouDizhuSeatEnv`)
+                       with Tianshou's masked observation: ``{"obs": planes, "mask": bool (24648,)}`` (as
+                       ``tianshou.env.PettingZooEnv`` hands a seat's legal actions over)
+:class:`Actor`         Tianshou's actor signature, ``(obs, state, info) -> (logits, state)``: the
+                       :class:`~agents.integrations.move_policy.MoveScoringPolicy`'s logits, each legal move
+                       scored from its own features, ``-inf`` at every illegal id (the categorical
+                       distribution then never samples one)
+:class:`Critic`        ``obs -> value (B, 1)``: the same trunk's value head
+:func:`make_ppo`       ``DiscreteActorPolicy`` + ``PPO`` over one :class:`MoveScoringPolicy` (actor and critic
+                       share its parameters; ``ActorCritic`` counts each once for the optimizer)
+:func:`train`          PPO at one seat (drawn per hand) against ``opponents`` to a time budget, checkpointed
+                       and resumable (``train.py --config tianshou``; the benchmark's contract)
+=====================  ====================================================================================
+
+The training loop is Tianshou's on-policy step written out (as ``OnPolicyTrainer`` does it, without its
+epoch bookkeeping, so that it stops at a wall time and checkpoints on a clock): ``Collector.collect`` of
+``steps_per_collect`` decisions into a ``VectorReplayBuffer``, ``PPO.update`` over it (GAE, ``repeat``
+passes of minibatches), the buffer emptied. A trained policy is saved in the one export format
+(``policy.pt``, ``"movescore"``) that ``agents.load``, ``evaluate.py``, the league, ``ddz-play`` and the
+web page seat; Tianshou's own state (weights and optimizer) goes to ``tianshou_state.pt``, tensors only.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+from ddz_env.observation import OBS_SHAPE
+
+from .move_policy import MoveScoringPolicy, save_policy
+
+
+# ---------------------------------------------------------------------------------------------- env
+class MaskedSeatEnv(gymnasium.ObservationWrapper):
+    """A seat env's observation as Tianshou's masked dict: ``{"obs": planes int8, "mask": bool (24648,)}``."""
+
+    def __init__(self, env: gymnasium.Env):
+        super().__init__(env)
+        n = int(env.action_space.n)
+        self.observation_space = spaces.Dict({"obs": env.observation_space,
+                                              "mask": spaces.Box(0, 1, (n,), dtype=bool)})
+
+    def observation(self, obs: np.ndarray) -> dict:
+        return {"obs": obs, "mask": self.env.unwrapped.action_masks()}
+
+
+def seat_env(opponents: Any = "random", reward_scale: float = 0.05, **kwargs: Any) -> MaskedSeatEnv:
+    """One learning seat (a random one per hand) against ``opponents``, in Tianshou's masked form."""
+    from .seat_env import DouDizhuSeatEnv
+
+    return MaskedSeatEnv(DouDizhuSeatEnv(opponents=opponents, reward_scale=reward_scale, **kwargs))
+
+
+# ---------------------------------------------------------------------------------------------- networks
+def _inputs(obs: Any, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Tianshou's observation batch (``obs.obs``, ``obs.mask``; numpy or tensors) as the policy's inputs."""
+    planes = torch.as_tensor(np.asarray(obs.obs) if not torch.is_tensor(obs.obs) else obs.obs, device=device)
+    mask = torch.as_tensor(np.asarray(obs.mask) if not torch.is_tensor(obs.mask) else obs.mask, device=device)
+    planes = planes.reshape((-1,) + OBS_SHAPE)
+    return planes, mask.reshape(planes.shape[0], -1).bool()
+
+
+class Actor(nn.Module):
+    """``(obs, state, info) -> (logits (B, 24648), state)``: masked logits of the move-scoring policy."""
+
+    def __init__(self, policy: MoveScoringPolicy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
+        planes, mask = _inputs(obs, self.policy.action_counts.device)
+        logits, _ = self.policy(planes, mask)
+        return logits, state
+
+
+class Critic(nn.Module):
+    """``obs -> value (B, 1)``: the move-scoring policy's value head (the state encoder it shares with
+    :class:`Actor`)."""
+
+    def __init__(self, policy: MoveScoringPolicy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, obs: Any, **kwargs: Any) -> torch.Tensor:
+        planes, _ = _inputs(obs, self.policy.action_counts.device)
+        return self.policy.value(planes).reshape(-1, 1)
+
+
+def make_ppo(policy: MoveScoringPolicy, action_space: gymnasium.Space, *, learning_rate: float = 1e-3,
+             eps_clip: float = 0.2, ent_coef: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
+             gamma: float = 1.0, max_grad_norm: float = 1.0, max_batchsize: int = 256):
+    """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the masked logits
+    (greedy when evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
+    from tianshou.algorithm import PPO
+    from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+
+    actor_policy = DiscreteActorPolicy(actor=Actor(policy), action_space=action_space, deterministic_eval=True)
+    return PPO(policy=actor_policy, critic=Critic(policy), optim=AdamOptimizerFactory(lr=learning_rate),
+               eps_clip=eps_clip, ent_coef=ent_coef, vf_coef=vf_coef, gae_lambda=gae_lambda, gamma=gamma,
+               max_grad_norm=max_grad_norm, max_batchsize=max_batchsize, advantage_normalization=True)
+
+
+# ---------------------------------------------------------------------------------------------- training
+def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: Any) -> None:
+    """``policy`` in the one export format (``agents.load(path)`` seats it), marked as Tianshou's."""
+    save_policy(policy, path, library="tianshou", **info)
+
+
+#: train()'s options and their defaults (``train.py --config tianshou --set options.KEY=VALUE``)
+DEFAULTS: dict[str, Any] = {
+    "opponents": ["random", "rule"], "num_envs": 8, "steps_per_collect": 512, "repeat": 2, "batch_size": 128,
+    "learning_rate": 1e-3, "eps_clip": 0.2, "ent_coef": 0.0, "gae_lambda": 0.95, "reward_scale": 0.05,
+    "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
+    "progress_seconds": 30.0, "threads": 1,
+}
+STATE_FILE, STATE_JSON, POLICY_FILE = "tianshou_state.pt", "state.json", "policy.pt"
+
+
+def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
+          **options: Any) -> dict:
+    """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time in all (across
+    resumes): ``num_envs`` seat envs (a ``DummyVectorEnv``; env ``i`` plays against ``opponents[i % n]``,
+    each an ``agents.load`` spec), ``steps_per_collect`` decisions per collect, ``repeat`` passes of
+    ``batch_size`` minibatches per update. Rewards are rulebook scores times ``reward_scale``; gamma 1.
+
+    ``run_dir`` gets ``tianshou_state.pt`` (the algorithm's state dict: weights and optimizer, tensors),
+    ``state.json`` (steps, wall and CPU seconds so far) and ``policy.pt`` (the export format) every
+    ``checkpoint_seconds`` and at the end; ``resume=True`` continues from them. ``init="pretrained"``
+    starts from the shipped DMC agent. Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}``
+    (steps: the learning seat's decisions learned from)."""
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode
+
+    from ddz_env.files import replacing, write_text
+
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"tianshou.train: unknown option(s) {unknown}; the options: {', '.join(DEFAULTS)}")
+    o = {**DEFAULTS, **options}
+    wall0, cpu0 = time.time(), time.process_time()
+    torch.set_num_threads(int(o["threads"]))
+    run_dir = os.fspath(run_dir)
+    os.makedirs(run_dir, exist_ok=True)
+    state_path, json_path, policy_path = (os.path.join(run_dir, f) for f in (STATE_FILE, STATE_JSON, POLICY_FILE))
+    done = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "collects": 0}
+    opps: Sequence[Any] = [o["opponents"]] if isinstance(o["opponents"], str) else list(o["opponents"])
+    if not opps:
+        raise ValueError("tianshou.train: option 'opponents' names no agent")
+    if o["init"] is not None:
+        policy = MoveScoringPolicy.from_dmc(o["init"])
+    else:
+        policy = MoveScoringPolicy(state_layers=o["state_layers"], head_layers=o["head_layers"], hand_after=True)
+    n_envs = int(o["num_envs"])
+    envs = DummyVectorEnv([(lambda k=k: seat_env(opps[k % len(opps)], o["reward_scale"])) for k in range(n_envs)])
+    algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["eps_clip"],
+                    ent_coef=o["ent_coef"], gae_lambda=o["gae_lambda"])
+    if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
+        with open(json_path, encoding="utf-8") as f:
+            done.update(json.load(f))
+        algo.load_state_dict(torch.load(state_path, map_location="cpu", weights_only=True))
+    elif resume and progress:
+        print(f"tianshou: nothing to resume in {run_dir}: starting afresh")
+    # (a resumed run is seeded with seed + its collects so far: it deals new hands, not the first run's again)
+    torch.manual_seed(seed + done["collects"])
+    envs.seed([seed * 1000 + done["collects"] * n_envs + k for k in range(n_envs)])
+    buffer = VectorReplayBuffer(int(o["steps_per_collect"]) + n_envs * 64, n_envs)  # (a hand: at most ~30 of a
+    collector = Collector[CollectStats](algo, envs, buffer)                          # seat's decisions)
+    collector.reset()
+    info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
+
+    def totals() -> dict:
+        return {**done, "wall_seconds": done["wall_seconds"] + time.time() - wall0,
+                "cpu_seconds": done["cpu_seconds"] + time.process_time() - cpu0}
+
+    def checkpoint() -> None:
+        with replacing(state_path) as tmp:
+            torch.save(algo.state_dict(), tmp)
+        export_policy(policy, policy_path, steps=int(done["steps"]), **info)
+        write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
+
+    saved = shown = time.time()
+    shown_steps, returns = done["steps"], []
+    while totals()["wall_seconds"] < seconds:
+        with torch_train_mode(algo, False), torch.no_grad():
+            stats = collector.collect(n_step=int(o["steps_per_collect"]))
+        returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]
+        with policy_within_training_step(algo.policy), torch_train_mode(algo):
+            algo.update(buffer=buffer, batch_size=int(o["batch_size"]), repeat=int(o["repeat"]))
+        buffer.reset(keep_statistics=True)
+        done["steps"] += int(stats.n_collected_steps)
+        done["collects"] += 1
+        now = time.time()
+        if now - saved >= o["checkpoint_seconds"]:
+            checkpoint()
+            saved = now
+        if progress and now - shown >= o["progress_seconds"]:
+            t = totals()
+            recent = returns[-200:]
+            mean = f"mean score {np.mean(recent):+.2f} of the last {len(recent)} hands" if recent else "no hand yet"
+            print(f"tianshou: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
+                  f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s, {mean}", flush=True)
+            shown, shown_steps = now, t["steps"]
+    envs.close()
+    checkpoint()
+    t = totals()
+    if progress:
+        print(f"tianshou: done, {t['steps']} decisions in {t['wall_seconds']:.0f} s (CPU {t['cpu_seconds']:.0f} s); "
+              f"policy {policy_path}", flush=True)
+    return {**t, "policy": policy_path}
+
+
+__all__ = ["MaskedSeatEnv", "seat_env", "Actor", "Critic", "make_ppo", "export_policy", "train", "DEFAULTS"]

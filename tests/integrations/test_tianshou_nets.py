@@ -1,0 +1,118 @@
+"""Tianshou adapter (agents/integrations/tianshou_nets.py): the actor and critic are the move-scoring
+policy's in Tianshou's signatures, Tianshou's PPO samples only legal moves and moves the policy the right
+way, and train() checkpoints, resumes and exports what agents.load seats; the example learns."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tianshou")
+import torch  # noqa: E402
+from tianshou.data import Batch  # noqa: E402
+from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode  # noqa: E402
+
+import agents  # noqa: E402
+from agents.evaluation.protocols import evaluate  # noqa: E402
+from agents.integrations.move_policy import MoveScoringPolicy  # noqa: E402
+from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
+from agents.integrations.tianshou_nets import Actor, Critic, MaskedSeatEnv, make_ppo, seat_env, train  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def small_policy(seed=0) -> MoveScoringPolicy:
+    torch.manual_seed(seed)
+    return MoveScoringPolicy(state_layers=(64,), head_layers=(32,), hand_after=True)
+
+
+def observations(n=6, seed=0):
+    """``n`` Tianshou observation rows from seat envs at different decisions."""
+    env = seat_env("random")
+    rows, (obs, _) = [], env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while len(rows) < n:
+        rows.append(obs)
+        legal = np.flatnonzero(obs["mask"])
+        obs, _, term, _, _ = env.step(int(rng.choice(legal)))
+        if term:
+            obs, _ = env.reset()
+    return Batch(obs=np.stack([r["obs"] for r in rows]), mask=np.stack([r["mask"] for r in rows]))
+
+
+def test_actor_gives_finite_logits_to_legal_moves_only_and_critic_a_value_per_row():
+    policy = small_policy()
+    obs = observations()
+    logits, state = Actor(policy)(obs, state="s")
+    assert state == "s" and logits.shape == (6, 24648)
+    assert torch.equal(torch.isfinite(logits), torch.as_tensor(obs.mask))
+    expected, value = policy(torch.as_tensor(obs.obs), torch.as_tensor(obs.mask))
+    assert torch.equal(logits, expected)
+    assert torch.equal(Critic(policy)(obs), value.reshape(-1, 1))
+
+
+def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move():
+    """Tianshou's PPO over the policy: its sampled actions are legal; one minibatch in which one move of
+    the first bid has advantage +1 and the others -1 raises that move's probability."""
+    policy = small_policy(3)
+    env = MaskedSeatEnv(DouDizhuSeatEnv(opponents="random", seat=0))
+    ppo = make_ppo(policy, env.action_space, learning_rate=1e-2)
+    obs, _ = env.reset(seed=4)
+    one = Batch(obs=obs["obs"][None], mask=obs["mask"][None])
+    acts = [int(ppo.policy(Batch(obs=one, info=Batch())).act[0]) for _ in range(20)]
+    assert all(obs["mask"][a] for a in acts)
+    legal = np.flatnonzero(obs["mask"])
+    before = torch.softmax(Actor(policy)(one)[0][0], -1)[legal].detach()
+    acts = np.tile(legal, 4)
+    with torch.no_grad():
+        old = ppo.policy(Batch(obs=Batch(obs=np.repeat(one.obs, 16, 0), mask=np.repeat(one.mask, 16, 0)),
+                               info=Batch())).dist.log_prob(torch.as_tensor(acts))
+    batch = Batch(obs=Batch(obs=np.repeat(one.obs, 16, 0), mask=np.repeat(one.mask, 16, 0)), info=Batch(),
+                  act=torch.as_tensor(acts), logp_old=old, adv=torch.where(torch.as_tensor(acts) == int(legal[1]),
+                                                                           1.0, -1.0),
+                  returns=torch.zeros(16), v_s=torch.zeros(16))
+    ppo.advantage_normalization = False
+    with policy_within_training_step(ppo.policy), torch_train_mode(ppo):
+        stats = ppo._update_with_batch(batch, batch_size=16, repeat=5)  # Tianshou's own PPO step
+    assert stats.gradient_steps == 5
+    after = torch.softmax(Actor(policy)(one)[0][0], -1)[legal].detach()
+    assert after[1] > before[1] * 1.02 and (after[[0, 2, 3]] < before[[0, 2, 3]]).all()
+
+
+def test_train_checkpoints_resumes_and_exports_what_agents_load_seats(tmp_path):
+    run = tmp_path / "run"
+    opts = dict(num_envs=2, steps_per_collect=64, batch_size=64, opponents=["random"], state_layers=(64,),
+                head_layers=(32,), progress_seconds=1e9)
+    first = train(5, run, seed=1, progress=False, **opts)
+    assert first["steps"] >= 64 and first["wall_seconds"] >= 5
+    assert json.loads((run / "state.json").read_text())["steps"] == first["steps"]
+    second = train(10, run, seed=1, resume=True, progress=False, **opts)
+    assert second["steps"] > first["steps"] and second["wall_seconds"] >= 10
+    agent = agents.load(str(run / "policy.pt"))
+    assert type(agent).__name__ == "MoveScoringAgent" and "tianshou" in agent.name
+    assert evaluate(agent, "random", deals=1, seed=0)["hands"] == 6  # a full hand at each seat, both ways
+    with pytest.raises(ValueError, match="unknown option"):
+        train(1, run, nosuch=1)
+
+
+def test_train_py_runs_the_shipped_tianshou_config(tmp_path):
+    import csv
+
+    import train as cli
+
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=5", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
+            "--set", "options.num_envs=2", "--set", "options.steps_per_collect=64"]
+    assert cli.main(["--config", "tianshou", "--run-dir", str(run), "--no-progress", *sets]) == 0
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    assert rows and rows[-1]["opponent"] == "random" and np.isfinite(float(rows[-1]["score"]))
+    assert type(agents.load(str(run))).__name__ == "MoveScoringAgent"
