@@ -79,7 +79,7 @@ play: setup
 test: setup-marl setup-rllib
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py
-	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/project/test_readme.py -m integration -k rllib
+	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/integrations/test_rllib_module.py tests/project/test_readme.py -m integration -k rllib
 	$(RBIN)/python -m pytest tests/learning/test_ray.py
 
 # the suite without the MARL libraries (their integration tests skip)

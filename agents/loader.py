@@ -79,6 +79,7 @@ def _resolve_lazy(name: str) -> None:
 #: imported on first use
 _SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
                              "sb3": "agents.integrations.sb3_policy:from_spec",
+                             "rllib": "agents.integrations.rllib_files:from_spec",
                              "search": "agents.search.agent:from_spec"}
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -49,7 +50,7 @@ from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions, take_sets
 from ..loader import read_checkpoint, save_checkpoint
-from ..dmc.model import (ACTION_COUNTS, ACTION_FEATURES, BIDDING_NET, NUM_NETS, OBS_CELLS, QNet,
+from ..dmc.model import (ACTION_COUNTS, ACTION_DIM, ACTION_FEATURES, BIDDING_NET, NUM_NETS, OBS_CELLS, QNet,
                          hand_after_features, hand_counts)
 
 AGENT_KIND = "movescore"
@@ -298,6 +299,29 @@ def policy_from_checkpoint(ck: dict, where: str = "checkpoint") -> MoveScoringPo
     return policy
 
 
+def _layer_rows(weights: dict, pattern: str) -> list[int]:
+    """The output widths of the weights whose names match ``pattern`` (one group: the layer index), in order."""
+    found = sorted((int(m.group(1)), w) for k, w in weights.items() if (m := re.fullmatch(pattern, k)))
+    return [int(w.shape[0]) for _, w in found]
+
+
+def policy_from_weights(weights: dict, where: str = "weights", temperature: float = 1.0) -> MoveScoringPolicy:
+    """The :class:`MoveScoringPolicy` of a bare state dict (a library's own save of it: SB3's ``policy.pth``,
+    an RLlib module's ``module_state.pt``), its layers read from the weights' shapes; then checked as a
+    ``"movescore"`` checkpoint is (``ValueError`` naming ``where``)."""
+    try:
+        kwargs = {"state_layers": _layer_rows(weights, r"nets\.0\.state\.(\d+)\.weight"),
+                  "head_layers": [int(weights["nets.0.head_state.weight"].shape[0])]
+                  + _layer_rows(weights, r"nets\.0\.head\.1\.(\d+)\.weight"),
+                  "hand_after": int(weights["nets.0.head_action.weight"].shape[1]) != ACTION_DIM,
+                  "temperature": float(temperature)}
+    except (KeyError, IndexError, TypeError, RuntimeError, AttributeError) as e:
+        raise ValueError(f"{where}: move-scoring weights of another layout ({type(e).__name__}: {e})") from None
+    checkpoint = {"agent": AGENT_KIND, "format_version": FORMAT_VERSION, "model_kwargs": kwargs,
+                  "obs_shape": list(OBS_SHAPE), "num_actions": NUM_ACTIONS, "model": weights}
+    return policy_from_checkpoint(checkpoint, where)
+
+
 def load_policy(path: str | os.PathLike) -> MoveScoringPolicy:
     """The :class:`MoveScoringPolicy` saved at ``path`` (a file from :func:`save_policy`)."""
     if not os.path.isfile(path):
@@ -336,4 +360,5 @@ class MoveScoringAgent(BatchAgent):
 
 
 __all__ = ["MoveScoringPolicy", "MoveScoringAgent", "save_policy", "load_policy", "policy_from_checkpoint",
+           "policy_from_weights",
            "net_of_planes", "AGENT_KIND"]

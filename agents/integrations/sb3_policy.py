@@ -39,7 +39,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import time
 import zipfile
 from typing import Any, Sequence
@@ -51,9 +50,9 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 
-from ..dmc.model import ACTION_DIM, OBS_CELLS
-from .move_policy import AGENT_KIND, FORMAT_VERSION, MoveScoringAgent, MoveScoringPolicy, legal_pairs, \
-    policy_from_checkpoint, save_policy
+from ..dmc.model import OBS_CELLS
+from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, legal_pairs, policy_from_weights, \
+    save_policy
 
 try:
     from sb3_contrib.common.maskable.distributions import MaskableDistribution
@@ -255,12 +254,6 @@ def export_policy(model: Any, path: str | os.PathLike, **info: Any) -> None:
 
 
 # ---------------------------------------------------------------------- sb3:PATH
-def _layer_rows(weights: dict, pattern: str) -> list[int]:
-    """The output widths of the weights whose names match ``pattern`` (one group: the layer index), in order."""
-    found = sorted((int(m.group(1)), w) for k, w in weights.items() if (m := re.fullmatch(pattern, k)))
-    return [int(w.shape[0]) for _, w in found]
-
-
 def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
     """The :class:`MoveScoringPolicy` inside a zip that ``model.save`` wrote for a MaskablePPO with
     :class:`MoveScoringSB3Policy`, from its ``policy.pth`` alone (weights only). ``FileNotFoundError``
@@ -287,18 +280,7 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
     if not weights or TEMPERATURE_KEY not in state:
         raise ValueError(f"sb3 model {where}: not a MoveScoringSB3Policy (its policy.pth holds "
                          f"{', '.join(sorted(state)[:3]) or 'nothing'}...: another policy class, such as MlpPolicy)")
-    try:
-        kwargs = {"state_layers": _layer_rows(weights, r"nets\.0\.state\.(\d+)\.weight"),
-                  "head_layers": [int(weights["nets.0.head_state.weight"].shape[0])]
-                  + _layer_rows(weights, r"nets\.0\.head\.1\.(\d+)\.weight"),
-                  "hand_after": int(weights["nets.0.head_action.weight"].shape[1]) != ACTION_DIM,
-                  "temperature": float(state[TEMPERATURE_KEY])}
-    except (KeyError, IndexError, TypeError, RuntimeError) as e:
-        raise ValueError(f"sb3 model {where}: move-scoring weights of another layout ({type(e).__name__}: {e})") \
-            from None
-    checkpoint = {"agent": AGENT_KIND, "format_version": FORMAT_VERSION, "model_kwargs": kwargs,
-                  "obs_shape": list(OBS_SHAPE), "num_actions": NUM_ACTIONS, "model": weights}
-    return policy_from_checkpoint(checkpoint, f"sb3 model {where}")
+    return policy_from_weights(weights, f"sb3 model {where}", temperature=float(state[TEMPERATURE_KEY]))
 
 
 def from_spec(spec: str, **kwargs: Any) -> MoveScoringAgent:

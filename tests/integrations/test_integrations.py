@@ -426,7 +426,7 @@ def rllib_checked_env(config=None):
 
 
 @pytest.mark.integration
-def test_rllib_ppo_with_action_masking_module():
+def test_rllib_ppo_self_play_with_the_move_scoring_module():
     pytest.importorskip("ray.rllib")
     ex = load_example("rllib_ppo")
     RLLIB_LOG.update(steps=0, returns=[], ma_returns=[])

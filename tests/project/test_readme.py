@@ -33,7 +33,7 @@ EXPECTED = [
     ("ppo = make_ppo(policy, envs.action_space[0]", ["2 updates; vs rule ... -> ... per hand"]),
     ("collector = Collector(env, actor", ["hands ended in 256 decisions"]),
     ("env = PettingZooWrapper(", ["torch.Size([200]) 3 hands ended"]),
-    ("algo = config.build_algo()", ["hands played: "]),
+    ("algo = config.build_algo()", ["hands played: ...; vs rule ... -> ... per hand"]),
 ]
 
 
