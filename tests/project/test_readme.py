@@ -31,8 +31,7 @@ EXPECTED = [
     ("record.save(rec, \"hand.json\")", ["True"]),
     ("model = MaskablePPO(MoveScoringSB3Policy", ["MoveScoringAgent(movescore:sb3) MoveScoringAgent(movescore:sb3)"]),
     ("ppo = make_ppo(policy, envs.action_space[0]", ["2 updates; vs rule ... -> ... per hand"]),
-    ("collector = Collector(env, actor", ["hands ended in 256 decisions"]),
-    ("env = PettingZooWrapper(", ["torch.Size([200]) 3 hands ended"]),
+    ("env = SelfPlayEnv(16, seed=0", ["self-play, ... decisions in the last batch; vs rule ... -> ... per hand"]),
     ("algo = config.build_algo()", ["hands played: ...; vs rule ... -> ... per hand"]),
 ]
 
