@@ -210,8 +210,8 @@ class MoveScoringPolicy(nn.Module):
             starts, ids = take_sets(starts, ids, keep)
             obs, counts = obs[keep], counts[keep]
         rows = torch.from_numpy(np.repeat(np.arange(counts.size), counts)).to(device)
-        cand = torch.from_numpy(np.ascontiguousarray(ids, dtype=np.int64)).to(device)
-        x = torch.from_numpy(np.ascontiguousarray(obs)).to(device)
+        cand = torch.as_tensor(np.array(ids, dtype=np.int64), device=device)  # (copies: the legal sets given
+        x = torch.as_tensor(np.array(obs), device=device)  # may be read-only views, which torch does not take)
         scores, _ = self.score_legal(x, rows, cand)
         if not bool(torch.isfinite(scores).all()):
             raise ValueError("non-finite logits from the move-scoring policy: its weights have diverged (NaN or inf)")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from common import needs_torch
+import sys
+
+from common import ROOT, needs_torch
 
 pytestmark = needs_torch
 
@@ -196,3 +198,31 @@ def test_dmc_layouts_it_cannot_take_are_refused(torch1):
         MoveScoringPolicy.from_dmc(DMCModel([16], [8], history_lstm=8))
     p = MoveScoringPolicy.from_dmc(DMCModel([16], [8], hand_after=True), temperature=0.5)
     assert p.kwargs == {"state_layers": [16], "head_layers": [8], "hand_after": True, "temperature": 0.5}
+
+
+def test_a_library_export_is_seated_by_the_league_the_terminal_and_the_web_page(tmp_path, torch1):
+    """What every adapter writes (policy.pt) plays where our agents play: a league, ddz-play, ddz-web."""
+    from agents.evaluation.league import play_league
+    from agents.integrations.move_policy import MoveScoringPolicy, save_policy
+    from agents.play.terminal import main as play
+
+    path = tmp_path / "lib.pt"
+    save_policy(MoveScoringPolicy([16], [8]), path, library="tianshou")
+    league = play_league([str(path), "random"], deals=2, seed=3, workers=1, progress=False)
+    assert league.matrix.shape == (2, 2) and np.isfinite(league.matrix[0, 1])
+    # ddz-play: a person against it, typing "auto" (the default action) until the hand ends
+    out: list[str] = []
+    rc = play(["--vs", str(path), "--deals", "1", "--save-dir", str(tmp_path / "hands")], read=lambda _: "auto",
+              write=out.append)
+    assert rc == 0 and any("lib.pt" in line for line in out) and list((tmp_path / "hands").glob("*.json"))
+    pytest.importorskip("fastapi")
+    pytest.importorskip("uvicorn")
+    sys.path.insert(0, str(ROOT / "tests" / "helpers"))
+    from webserver import Server
+
+    s = Server(agents={"lib": str(path)})
+    try:
+        status, r = s.call("POST", "/api/watch", {"players": ["lib", "random", "lib"], "seed": 2, "deal": 1})
+        assert status == 200 and r["positions"][-1]["over"]
+    finally:
+        s.stop()
