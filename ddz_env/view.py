@@ -10,7 +10,8 @@ sees, as JSON-able data that the terminal (``ddz-play``), the web page and repla
 * :func:`stake`: what the hand is worth now as the seat may know it (R19 spelled out, the doubles
   it may know: :func:`~ddz_env.observation.known_doubles`);
 * :func:`outcome`: the end of the hand in words for the seat;
-* :data:`ROLE_NAMES`, :func:`spaced` and :func:`said`: the words and the card notation people read.
+* :data:`ROLE_NAMES`, :func:`spaced` and :func:`said`: the words and the card notation people read
+  (``10`` for ten, ``BJ`` / ``RJ`` for the black and red joker: one notation in the terminal and the page).
 
 What a seat may know is decided in :mod:`ddz_env.observation` (R5, R21) for the planes and for
 this view alike.
@@ -31,25 +32,31 @@ from .rules import Role
 from .scoring import hand_scores
 
 ROLE_NAMES = {Role.LANDLORD: "landlord", Role.FARMER_AFTER: "farmer", Role.FARMER_BEFORE: "farmer", -1: None}
-_SHOW = {"T": "10"}
+_SHOW = {"T": "10", "B": "BJ", "R": "RJ"}
+#: the words of the choices people read (a bid of 0 reads "no bid"); other actions read as their names
+_WORDS = {"bid pass": "no bid"}
+#: another farmer's doubling choice before R5 reveals it
+SECRET = "chose (secret)"
 
 
 def spaced(cards: str | None) -> str:
-    """``"3TTB"`` as ``"3 10 10 B"``, the one card notation people read; ``"-"`` for none."""
+    """``"3TTBR"`` as ``"3 10 10 BJ RJ"``, the one card notation people read; ``"-"`` for none."""
     return " ".join(_SHOW.get(c, c) for c in cards) if cards else "-"
 
 
 def said(action: int) -> str:
-    """An action as a person reads it: cards spaced with ``10`` for ten (``7 8 9 10 J``), else its name."""
+    """An action as a person reads it: cards spaced (``7 8 9 10 J``, ``BJ RJ``), ``pass``, ``no bid``,
+    ``bid 2``, ``double``, ``no redouble``..."""
     name = action_to_string(action)
-    return spaced(name) if phase_of(action) == "PLAY" and name != "pass" else name
+    return spaced(name) if phase_of(action) == "PLAY" and name != "pass" else _WORDS.get(name, name)
 
 
 def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) -> dict[str, Any]:
     """What ``seat`` may see of ``game`` now, as JSON-able data; ``seat=None`` is a spectator who
     sees everything (a replay, or agents playing each other).
 
-    A seat sees its own cards, the public history (another farmer's double is ``"?"`` until both
+    A seat sees its own cards, the public history (each entry's ``name`` is the action's, ``text`` what
+    people read: :func:`said`; another farmer's double is ``"?"``, read ``chose (secret)``, until both
     have chosen, R5; its own choice it knows), the cards left per seat (R21), the bottom once
     revealed (R7) and its legal actions when on turn; the other hands only once the hand is over.
     """
@@ -58,8 +65,8 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     over = g.is_over
     everything = seat is None
     hist = g.history if everything else seat_history(g.history, g.doubles_revealed, seat)  # R5
-    history = [{"seat": s, "phase": "DOUBLE", "name": "?"} if a == HIDDEN else
-               {"seat": s, "phase": phase_of(a), "name": action_to_string(a)} for s, a in hist]
+    history = [{"seat": s, "phase": "DOUBLE", "name": "?", "text": SECRET} if a == HIDDEN else
+               {"seat": s, "phase": phase_of(a), "name": action_to_string(a), "text": said(a)} for s, a in hist]
     show = [everything or s == seat or over for s in range(3)]
     to_beat = None
     if g.phase == Phase.PLAY and g.last_move != PASS:
@@ -158,4 +165,4 @@ def outcome(game: Game, seat: int | None) -> dict[str, Any] | None:
     return {"headline": headline, "line": line, "side": side}
 
 
-__all__ = ["ROLE_NAMES", "seat_view", "stake", "outcome", "spaced", "said"]
+__all__ = ["ROLE_NAMES", "SECRET", "seat_view", "stake", "outcome", "spaced", "said"]

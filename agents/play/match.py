@@ -9,8 +9,12 @@ asks ``ddz_env.observation`` what a seat may know, R5 and R21); both front ends 
 nothing but this view. ``seat_view``, ``stake``, ``outcome``, ``spaced``, ``said`` and
 ``ROLE_NAMES`` are re-exported from there.
 
-:func:`parse_action` reads what a person types: cards in any order (``10`` for T, lower case
-fine), ``pass``, a bid ``0``-``3`` / ``bid 2``, ``double`` / ``no``, ``redouble`` / ``no``.
+:func:`parse_action` reads what a person types: cards in any order (``10`` for T, ``BJ``/``RJ`` or
+``B``/``R`` for the jokers, lower case fine), ``pass``, a bid ``0``-``3`` / ``bid 2``, ``double`` / ``no``,
+``redouble`` / ``no``. A move refused (text naming no action, or an illegal one) is a
+:class:`~agents.play.explain.Refusal` saying in plain words what was tried and what the table needs
+(``You tried a pair of 5s. The table needs a pair higher than 8s, or a bomb, or the rocket.``), the
+ruling as a detail: :mod:`agents.play.explain`, shared by the terminal and the web page.
 """
 from __future__ import annotations
 
@@ -19,61 +23,18 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ddz_env.actions import BID_ACTIONS, BID_PASS, DOUBLE_ACTIONS, NUM_ACTIONS, REDOUBLE_ACTIONS, action_to_string, phase_of
-from ddz_env.game import Game, IllegalActionError, Phase
-from ddz_env.moves import MOVE_COUNTS, NUM_MOVES, PASS, move_id
+from ddz_env.actions import action_to_string, phase_of
+from ddz_env.game import Game, IllegalActionError
 from ddz_env.observation import observe_game
 from ddz_env.record import record_of
 from ddz_env.view import ROLE_NAMES, outcome, said, seat_view, spaced, stake
 
 from ..evaluation.arena import make_deal, seat_seed
 from ..base import Decisions, as_batch_agent, public_facts
-
-_YES = {"y", "yes", "double", "redouble", "d", "r"}
-_NO = {"n", "no", "no double", "no redouble", "pass", "p"}
-
-
-
+from .explain import Refusal, parse_action, refuse
 
 #: (the former name of ``ddz_env.actions.phase_of``)
 phase_of_action = phase_of
-
-
-def parse_action(text: str, game: Game) -> int:
-    """The action id a person means by ``text`` in the game's current phase.
-
-    ``ValueError`` with a readable reason for text that names no action of this phase; whether
-    the action is legal now is for :meth:`Game.step` (or :meth:`Match.play`) to say.
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"type a move, got {text!r}")
-    t = " ".join(text.strip().lower().split())
-    if not t:
-        raise ValueError("empty input: type cards (e.g. 334455), 'pass', or 'help'")
-    p = game.phase
-    if p == Phase.BID:
-        if t in ("pass", "p", "0", "bid 0", "bid pass", "no"):
-            return BID_PASS
-        b = t[4:] if t.startswith("bid ") else t
-        if b in ("1", "2", "3"):
-            return BID_PASS + int(b)
-        raise ValueError(f"{text.strip()!r} is no bid: type 1, 2 or 3 to bid, or pass")
-    if p in (Phase.DOUBLE, Phase.REDOUBLE):
-        no, yes = DOUBLE_ACTIONS if p == Phase.DOUBLE else REDOUBLE_ACTIONS
-        if t in _YES:
-            return yes
-        if t in _NO:
-            return no
-        word = "double" if p == Phase.DOUBLE else "redouble"
-        raise ValueError(f"{text.strip()!r}: type '{word}' (or y) or 'no' (or n)")
-    if p == Phase.PLAY:
-        if t in ("pass", "p"):
-            return PASS
-        try:
-            return move_id(t.replace(" ", ""))
-        except ValueError as e:
-            raise ValueError(str(e)) from None
-    raise ValueError("the hand is over")
 
 
 def _agent_decisions(game: Game, seat: int, stream: int) -> Decisions:
@@ -157,9 +118,20 @@ class Match:
             done.append(self.step_agent())
         return done
 
-    def play(self, seat: int, action: int | str) -> int:
-        """A person at ``seat`` acts (an id or typed text); the id applied. ``IllegalActionError`` (or
-        ``ValueError`` for text naming no action) leaves the hand unchanged."""
+    def advance_views(self, seat: int | None) -> list[dict[str, Any]]:
+        """Agents act until a person is to act or the hand is over; what ``seat`` may see after each of
+        their actions (:meth:`view`), in order: the web page shows them one after another."""
+        views = []
+        while not self.game.is_over and not self.waiting_for_person():
+            self.step_agent()
+            views.append(self.view(seat))
+        return views
+
+    def play(self, seat: int, action: int | str, words: Sequence[str] = ()) -> int:
+        """A person at ``seat`` acts (an id or typed text); the id applied. An illegal action, or text naming
+        none, raises a :class:`~agents.play.explain.Refusal` (an ``IllegalActionError``, so a ``ValueError``)
+        saying why in plain words, and leaves the hand unchanged; ``words``: the front end's own commands,
+        for the did-you-mean of a typo."""
         g = self.game
         if g.is_over:
             raise IllegalActionError("the hand is over")
@@ -167,10 +139,8 @@ class Match:
             raise IllegalActionError(f"seat {seat} is not a person's seat")
         if g.current_player != seat:
             raise IllegalActionError(f"it is seat {g.current_player}'s turn, not seat {seat}'s")
-        a = parse_action(action, g) if isinstance(action, str) else action
-        if not g.is_legal(a):
-            name = said(a) if isinstance(a, (int, np.integer)) and 0 <= a < NUM_ACTIONS else repr(a)
-            raise IllegalActionError(f"{name} is not legal now ({_why_illegal(g, a)})")
+        a = parse_action(action, g, words) if isinstance(action, str) else action
+        refuse(g, a)
         g.step(a, seat=seat)
         return int(a)
 
@@ -185,22 +155,5 @@ class Match:
         return record_of(self.game, self.names, {"seed": self.seed, "deal": self.index, **(meta or {})})
 
 
-def _why_illegal(game: Game, a) -> str:
-    if game.phase == Phase.PLAY:
-        if not isinstance(a, (int, np.integer)) or not 0 <= a < NUM_MOVES:
-            return "it is the play phase: play cards or pass"
-        if a == PASS:
-            return "you lead: you cannot pass"
-        if not (MOVE_COUNTS[a] <= game.hands[game.current_player]).all():
-            return "you do not hold those cards"
-        if game.last_move != PASS:
-            return f"it does not beat {said(game.last_move)}"
-        return "not a move you can lead"
-    if game.phase == Phase.BID:
-        if not isinstance(a, (int, np.integer)) or a not in BID_ACTIONS:
-            return "it is the bidding: bid 1, 2, 3 or pass"
-        return f"a bid must be above {game.bid}, or pass" if game.bid else "not a bid"
-    return f"phase {game.phase.name}"
-
-
-__all__ = ["Match", "seat_view", "stake", "outcome", "spaced", "said", "parse_action", "phase_of_action", "ROLE_NAMES"]
+__all__ = ["Match", "Refusal", "seat_view", "stake", "outcome", "spaced", "said", "parse_action", "phase_of_action",
+           "ROLE_NAMES"]

@@ -4,11 +4,13 @@
     python -m agents.play --vs rule,pretrained --seat 2 --seed 7 --deals 3
 
 You see only your seat's information (your cards, the public history, cards left per seat,
-the bottom once revealed). Type cards in any order (``10`` or ``T`` for ten, lower case is
-fine; ``B``/``R`` are the black and red jokers), ``pass``, a bid ``1``/``2``/``3``,
-``double``/``no``, ``redouble``/``no``. Also: ``help`` (your legal moves), ``auto`` (R20's
-timeout action plays for you), ``quit``. A typo or an illegal move gets a message and a new
-prompt, and so does a line that is not text in the terminal's encoding. Each hand's record
+the bottom once revealed). Cards read ``10`` for ten and ``BJ``/``RJ`` for the black and red
+joker, as on the web page. Type cards in any order (``10`` or ``T``, ``BJ`` or ``B``, lower case
+is fine), ``pass``, a bid ``1``/``2``/``3``, ``double``/``no``, ``redouble``/``no``. Also: ``help``
+(your legal moves), ``auto`` (R20's timeout action plays for you), ``quit``. A typo gets a
+did-you-mean (``pas``: did you mean 'pass'?), an illegal move what you tried and what the table
+needs, in words (``agents.play.explain``), then a new prompt; so does a line that is not text in
+the terminal's encoding. Each hand's record
 (``ddz_env.record``) is saved to ``--save-dir``, finished or not: after ``quit``, the end of the
 input or Ctrl-C too (which then exits with status 130). ``--save-dir`` is checked before the
 first hand, and a record that cannot be written is one ``error:`` line.
@@ -27,10 +29,25 @@ from ddz_env.rules import Rules
 
 from .match import Match, said, spaced
 
+#: the terminal's own words besides moves (for the did-you-mean of a typo)
+COMMANDS = ("help", "quit", "auto")
+
 
 def _said(h: dict) -> str:
-    """A history entry of the view in people's notation (``7 8 9 10 J``)."""
-    return spaced(h["name"]) if h["phase"] == "PLAY" and h["name"] != "pass" else h["name"]
+    """A history entry of the view in people's words (``7 8 9 10 J``, ``no bid``, ``chose (secret)``)."""
+    return h["text"]
+
+
+def _flags(view: dict, s: int) -> str:
+    """What seat ``s`` said in the bidding and doubling: ``bid 2``, ``no bid, doubled``, ``redoubled``."""
+    flags = []
+    if view["bids"][s] >= 0:
+        flags.append("no bid" if view["bids"][s] == 0 else f"bid {view['bids'][s]}")
+    if view["doubled"][s]:
+        flags.append("doubled")
+    if s == view["landlord"] and view["redoubled"]:
+        flags.append("redoubled")
+    return ", ".join(flags)
 
 
 def render(view: dict, title: str = "") -> str:
@@ -40,15 +57,9 @@ def render(view: dict, title: str = "") -> str:
     for s in range(3):
         name = "you" if s == me else view["players"][s]
         role = view["roles"][s] or ""
-        flags = []
-        if view["doubled"][s]:
-            flags.append("doubled")
-        if s == view["landlord"] and view["redoubled"]:
-            flags.append("redoubled")
-        if view["bids"][s] >= 0:
-            flags.append("passed" if view["bids"][s] == 0 else f"bid {view['bids'][s]}")
         turn = "*" if s == view["to_act"] else " "
-        lines.append(f"{turn} seat {s} {name:<12} {role:<9} {view['cards_left'][s]:>2} {'card ' if view['cards_left'][s] == 1 else 'cards'}  {' '.join(flags)}")
+        lines.append(f"{turn} seat {s} {name:<12} {role:<9} {view['cards_left'][s]:>2} "
+                     f"{'card ' if view['cards_left'][s] == 1 else 'cards'}  {_flags(view, s)}".rstrip())
         if s != me and view["hands"][s] is not None:
             lines.append(f"      cards: {spaced(view['hands'][s])}")
     if view["bottom"] is not None:
@@ -105,14 +116,15 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
                 legal = view["legal"]
                 more = f" ... ({len(legal)} in all)" if len(legal) > 40 else ""
                 cards = view["phase"] == "PLAY"
-                write("  legal: " + ", ".join(spaced(x) if cards and x != "pass" else x for x in legal[:40]) + more)
+                shown = [spaced(x) if cards and x != "pass" else {"bid pass": "pass"}.get(x, x) for x in legal[:40]]
+                write("  legal: " + ", ".join(shown) + more)
                 continue
             if t in ("quit", "exit", "q"):
                 write("you quit: the hand stops here")
                 return False
             try:
                 a = match.game.default_action() if t == "auto" else text
-                done = match.play(seat, a)
+                done = match.play(seat, a, words=COMMANDS)
             except (ValueError, IllegalActionError) as e:
                 write(f"  {e}")
                 continue
@@ -126,7 +138,7 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
 def _public(match: Match, seat: int, action: int) -> str:
     from .match import phase_of_action
     if phase_of_action(action) == "DOUBLE" and not match.game.doubles_revealed:
-        return "chose (secret until both farmers have)"
+        return "chose (secret until both farmers have chosen)"
     return said(action)
 
 

@@ -10,7 +10,7 @@ import urllib.request
 
 
 class Server:
-    def __init__(self, replay_dir=None, agents=None, hosts=()):
+    def __init__(self, replay_dir=None, agents=None, hosts=(), save_dir=None):
         import uvicorn
 
         from agents.play.web.server import create_app
@@ -18,7 +18,7 @@ class Server:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        config = uvicorn.Config(create_app(replay_dir, agents, hosts), host="127.0.0.1", port=self.port, log_level="warning")
+        config = uvicorn.Config(create_app(replay_dir, agents, hosts, save_dir=save_dir), host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

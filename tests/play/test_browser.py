@@ -1,6 +1,10 @@
 """The web page in a real browser (headless Chromium via Selenium): a person plays a full hand
-against `rule` agents by clicking, the score shown equals the server's record, then a saved
-record is opened and stepped through. Screenshots go to $DDZ_SCREENSHOTS (default: a temp folder).
+against `rule` agents by clicking, the score shown equals the server's record, the hand is kept and
+replays to its end, a saved record is opened and stepped through; the layout at a phone's 390 x 844
+and a desktop's 1280 x 1000 (no sideways scroll, every rank of a 20-card hand readable with a card
+raised, every card selectable, buttons and messages in view); the agents' moves one after another
+at the chosen pace, and Skip. Screenshots go to $DDZ_SCREENSHOTS (default: a temp folder); the
+ones in docs/screenshots/ were made so.
 
 Needs chromium and chromedriver (``.ci/run`` installs them from the distribution's packages)."""
 import json
@@ -48,6 +52,19 @@ def shots(tmp_path_factory):
     return d
 
 
+def _viewport(driver, width, height):
+    """The page as a device of this size shows it (a phone below 700 px wide: its viewport meta honoured)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                                  "deviceScaleFactor": 1, "mobile": width < 700})
+
+
+def _open(driver, server, speed="0"):
+    """The page, ready, with the agents' pace set (``"0"``: instant)."""
+    driver.get(server.url + "/")
+    WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+    Select(driver.find_element(By.ID, "speed")).select_by_value(speed)
+
+
 def _state(driver):
     return driver.find_element(By.TAG_NAME, "body").get_attribute("data-state")
 
@@ -63,18 +80,19 @@ def _click_and_wait(driver, element):
                                     or d.find_element(By.ID, "message").text)
 
 
-def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_path):
+def test_play_a_hand_by_clicking_then_replay_it_and_step_through_a_saved_one(browser, shots, tmp_path):
     replays = tmp_path / "replays"
     replays.mkdir()
     m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=11, index=0)
     m.advance()
     saved = m.record()
     record.save(saved, replays / "rule-vs-rule.json")
-    server = Server(replays)
+    keep = tmp_path / "kept"
+    server = Server(replays, save_dir=keep)
     try:
         d = browser
-        d.get(server.url + "/")
-        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        _viewport(d, 1280, 1000)
+        _open(d, server)
         Select(d.find_element(By.ID, "play-vs1")).select_by_visible_text("rule")
         Select(d.find_element(By.ID, "play-vs2")).select_by_visible_text("rule")
         d.find_element(By.ID, "btn-new").click()
@@ -101,7 +119,7 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
                 if pas.is_enabled():
                     _click_and_wait(d, pas)
                 else:  # we lead: click our lowest card, then "Play selected"
-                    card = d.find_elements(By.CSS_SELECTOR, "#hand .card")[0]
+                    card = d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[0]
                     card.click()
                     picked = d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")  # (the hand is redrawn)
                     assert len(picked) == 1 and picked[0].get_attribute("data-index") == "0"
@@ -132,13 +150,36 @@ def test_play_a_hand_by_clicking_then_step_through_a_replay(browser, shots, tmp_
         fold = d.execute_script("const r = document.getElementById('result').getBoundingClientRect();"
                                 "return [window.scrollY, r.top, r.bottom, window.innerHeight];")
         assert fold[0] == 0 and 0 < fold[1] < fold[2] <= fold[3], fold
-        # people's notation in the log: 10, never T
-        assert not [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li") if "T" in li.text]
+        # people's notation in the log: 10, never T; BJ / RJ, never B / R
+        assert not [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")
+                    if {"T", "B", "R", "?"} & set(li.text.split(": ", 1)[1].split())]
         d.save_screenshot(os.path.join(shots, "play-over.png"))
 
-        # the saved record, opened from the Replays tab and stepped forward and back
+        # the hand is kept in the operator's folder, said on the page, and replays to its end from there
+        name = next(keep.iterdir()).name
+        assert f"Kept on the server as {name} (in kept/)" in d.find_element(By.ID, "kept").text
+        assert d.find_element(By.ID, "dl-hand").get_attribute("href").endswith(f"/api/games/{gid}/record?download=1")
+        d.find_element(By.ID, "btn-replay-hand").click()
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "replay")
+        n = len(rec["actions"])
+        assert d.find_element(By.ID, "step").text == f"0 / {n}"
+        d.find_element(By.ID, "btn-auto").click()  # the pace is instant: straight to the end
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "step").text == f"{n} / {n}")
+        assert json.loads(d.find_element(By.ID, "result").get_attribute("data-scores")) == rec["result"]["scores"]
         d.find_element(By.ID, "tab-replay").click()
-        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list option"))
+        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list optgroup"))
+        groups = [g.get_attribute("label") for g in d.find_elements(By.CSS_SELECTOR, "#replay-list optgroup")]
+        assert groups == ["hands played here (kept/)", "--replays folder (replays/)"], groups
+        Select(d.find_element(By.ID, "replay-list")).select_by_visible_text(name)
+        d.find_element(By.ID, "btn-open").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "step").text == f"0 / {n}")
+        Select(d.find_element(By.ID, "speed")).select_by_value("350")
+        d.find_element(By.ID, "btn-last").click()
+        assert d.find_element(By.ID, "step").text == f"{n} / {n}"
+        assert json.loads(d.find_element(By.ID, "result").get_attribute("data-scores")) == rec["result"]["scores"]
+        Select(d.find_element(By.ID, "speed")).select_by_value("0")
+
+        # the saved record, opened from the Replays tab and stepped forward and back
         Select(d.find_element(By.ID, "replay-list")).select_by_visible_text("rule-vs-rule.json")
         d.find_element(By.ID, "btn-open").click()
         WebDriverWait(d, 30).until(lambda d: _state(d) == "replay")
@@ -214,8 +255,8 @@ def test_markup_in_a_shared_record_is_shown_as_text_and_never_runs(browser, shot
     server = Server(replays)
     try:
         d = browser
-        d.get(server.url + "/")
-        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        _viewport(d, 1280, 1000)
+        _open(d, server)
         d.find_element(By.ID, "tab-replay").click()
         WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list option"))
         assert [o.text for o in d.find_elements(By.CSS_SELECTOR, "#replay-list option")] == [name]
@@ -241,5 +282,185 @@ def test_markup_in_a_shared_record_is_shown_as_text_and_never_runs(browser, shot
         WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "message").text)
         assert "does not replay" in d.find_element(By.ID, "message").text
         _nothing_ran(d)
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------------------- issue 39: phone and desktop
+def _to_the_lead(d):
+    """Seed 0, deal 0, seat 0 bids first: bid 3, no redouble; the person leads with 20 cards."""
+    d.find_element(By.ID, "btn-new").click()
+    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+    d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 3']").click()
+    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _phase(d) != "BID")
+    while _phase(d) == "REDOUBLE":
+        _click_and_wait(d, d.find_element(By.ID, "btn-nodouble"))
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+    assert _phase(d) == "PLAY" and len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 20
+
+
+def _phase(d):
+    return d.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
+
+
+def _no_sideways_scroll(d, width):
+    """Nothing wider than the screen: no sideways scroll, and (on a phone, which would zoom out to fit a wider
+    page) the layout as wide as the device."""
+    sw, iw = d.execute_script("return [document.scrollingElement.scrollWidth, window.innerWidth]")
+    assert sw <= iw == width, (sw, iw, width)
+
+
+# which card each rank label's corners and centre show: the card whose label it is, or another
+_RANKS_SEEN = """
+const cards = [...document.querySelectorAll('#hand .card')];
+return cards.map((card) => {
+  const r = card.querySelector('.rank').getBoundingClientRect();
+  const pts = [[r.left + 1, r.top + 1], [r.right - 1, r.top + 1], [r.left + 1, r.bottom - 1], [r.right - 1, r.bottom - 1],
+               [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
+  return pts.map(([x, y]) => { const e = document.elementFromPoint(x, y); return e ? e.closest('.card') === card : false; })
+            .every(Boolean) && r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+});
+"""
+
+
+def _in_view(d, element_id):
+    top, bottom, height, scrolled = d.execute_script(
+        f"const r = document.getElementById('{element_id}').getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight, window.scrollY];")
+    assert scrolled == 0 and 0 <= top < bottom <= height, (element_id, top, bottom, height, scrolled)
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 1000)])
+def test_layout_every_card_readable_and_selectable_buttons_and_messages_in_view(browser, shots, width, height):
+    """Issue 39 (2, 3): at 390 px the page was 574 px wide (the top ranks of a hand off-screen), "Play
+    selected" and the messages below the fold; raising a card hid its right neighbour's rank. Now, at a
+    phone's and a desktop's size: no sideways scroll, a 20-card hand all on screen, each rank seen whole
+    (elementFromPoint at its label's corners is that card) whichever card is raised, each card picked by a
+    real click on it, the buttons and a refused move's message in view, in words, its ruling a detail."""
+    server = Server()
+    try:
+        d = browser
+        _viewport(d, width, height)
+        _open(d, server)
+        _no_sideways_scroll(d, width)
+        _to_the_lead(d)
+        _no_sideways_scroll(d, width)
+        assert all(d.execute_script(_RANKS_SEEN)), "a rank is covered with no card raised"
+        for k in (0, 6, 9, 10, 13, 19):  # one card raised at a time: every rank still seen whole
+            d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[k].click()
+            raised = [c.get_attribute("data-index") for c in d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")]
+            assert raised == [str(k)], raised
+            seen = d.execute_script(_RANKS_SEEN)
+            assert all(seen), (k, [i for i, ok in enumerate(seen) if not ok])
+            d.find_element(By.ID, "btn-clear").click()
+        for k in range(20):  # every card is selectable by a click on it (a covered one would intercept)
+            d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[k].click()
+        assert len(d.find_elements(By.CSS_SELECTOR, "#hand .card.selected")) == 20
+        d.find_element(By.ID, "btn-clear").click()
+        for element in ("btn-play", "btn-pass", "hand"):
+            _in_view(d, element)
+        cards = d.find_elements(By.CSS_SELECTOR, "#hand .card")
+        low, high = cards[0].get_attribute("data-rank"), cards[-1].get_attribute("data-rank")
+        d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[0].click()
+        d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[-1].click()
+        d.save_screenshot(os.path.join(shots, f"web-{width}x{height}-raised.png"))
+        d.find_element(By.ID, "btn-play").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "message").text)
+        text = d.find_element(By.CSS_SELECTOR, "#message .text").text
+        show = {"T": "10", "B": "BJ", "R": "RJ"}
+        assert text.startswith(f"{show.get(low, low)} {show.get(high, high)} is not a move. Play one combination: "), text
+        assert "R9" not in text and d.find_element(By.CSS_SELECTOR, "#message details").text == "ruling"
+        d.find_element(By.CSS_SELECTOR, "#message summary").click()
+        assert "R9-R13" in d.find_element(By.CSS_SELECTOR, "#message details").text
+        _in_view(d, "message")
+        _in_view(d, "btn-play")
+        _no_sideways_scroll(d, width)
+        d.save_screenshot(os.path.join(shots, f"web-{width}x{height}.png"))
+    finally:
+        server.stop()
+
+
+# records the #log's length at each repaint, with the time and the page's state
+_RECORD_LOG = """
+window.__log = [];
+new MutationObserver(() => window.__log.push([performance.now(), document.querySelectorAll('#log li').length,
+                                              document.body.dataset.state]))
+  .observe(document.getElementById('log'), {childList: true});
+"""
+
+
+def test_agents_moves_are_shown_one_after_another_at_the_chosen_pace_and_skip_shows_the_rest(browser, shots):
+    """Issue 39 (4): after a click the agents' moves (a bid, a redouble, a play) all appeared in one
+    repaint. Now each is drawn on its own, the pace apart (here "fast", 350 ms), the seat acting lit and
+    named; "Skip" shows the rest at once; the pace is kept in the browser."""
+    server = Server()
+    try:
+        d = browser
+        _viewport(d, 390, 844)
+        _open(d, server, speed="350")
+        d.find_element(By.ID, "btn-new").click()
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+        gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
+        d.execute_script(_RECORD_LOG)
+        d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 1']").click()  # seat 1 bids 3, seat 2 doubles or not
+        WebDriverWait(d, 5).until(lambda d: _state(d) == "agents")
+        acting = d.find_element(By.ID, "acting").text
+        assert d.find_element(By.ID, "btn-skip").is_displayed() and acting.startswith("seat "), acting
+        assert len(d.find_elements(By.CSS_SELECTOR, ".seat.acting")) == 1
+        d.save_screenshot(os.path.join(shots, "web-agents-moving.png"))
+        WebDriverWait(d, 10).until(lambda d: _state(d) == "your-turn")
+        history = server.call("GET", f"/api/games/{gid}")[1]["view"]["history"]
+        assert [h["text"] for h in history] == ["bid 1", "bid 3", "chose (secret)"]
+        log = d.execute_script("return window.__log")
+        lengths = [n for _, n, _ in log]
+        assert lengths == list(range(1, len(history) + 1)), log  # one more action per repaint
+        times = [t for t, _, _ in log]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        assert all(g >= 300 for g in gaps), gaps  # the pace apart (timers are never early)
+        assert [st for _, _, st in log[:-1]] == ["agents"] * (len(log) - 1) and log[-1][2] == "your-turn"
+        assert "(secret)" in d.find_element(By.ID, "said-2").text  # the other farmer's choice, in words
+
+        Select(d.find_element(By.ID, "speed")).select_by_value("1600")
+        d.find_element(By.ID, "btn-nodouble").click()  # then the landlord leads, seat 2 answers
+        WebDriverWait(d, 5).until(lambda d: _state(d) == "agents")
+        d.find_element(By.ID, "btn-skip").click()
+        assert _state(d) == "your-turn"  # at once
+        view = server.call("GET", f"/api/games/{gid}")[1]["view"]
+        assert len(d.find_elements(By.CSS_SELECTOR, "#log li")) == len(view["history"]) and view["your_turn"]
+        d.refresh()
+        WebDriverWait(d, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        assert Select(d.find_element(By.ID, "speed")).first_selected_option.text == "slow"
+    finally:
+        server.stop()
+
+
+def test_the_replays_tab_says_where_hands_come_from_when_its_list_is_empty(browser, tmp_path):
+    """Issue 39 (6): without --replays the Replays tab showed an empty list, its hint hidden."""
+    for kwargs, words in (({}, "this server keeps no hands"), ({"save_dir": tmp_path / "mine"}, "kept in mine/ once over")):
+        server = Server(**kwargs)
+        try:
+            d = browser
+            _viewport(d, width := 390, 844)
+            _open(d, server)
+            d.find_element(By.ID, "tab-replay").click()
+            WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "replay-hint").is_displayed())
+            hint = d.find_element(By.ID, "replay-hint").text
+            assert hint.startswith("No saved hands yet: ") and words in hint, hint
+            assert not d.find_element(By.ID, "btn-open").is_enabled()
+            _no_sideways_scroll(d, width)
+        finally:
+            server.stop()
+    m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=3, index=0)  # a kept hand with a long name: listed,
+    m.advance()                                                         # no hint, and still no sideways scroll
+    name = "web-20260101-120000-seed123456789-deal987654321-seat2.json"
+    record.save(m.record({"human_seat": 2}), tmp_path / "mine" / name)
+    server = Server(save_dir=tmp_path / "mine")
+    try:
+        _open(d, server)
+        d.find_element(By.ID, "tab-replay").click()
+        WebDriverWait(d, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay-list option"))
+        assert [o.text for o in d.find_elements(By.CSS_SELECTOR, "#replay-list option")] == [name]
+        assert not d.find_element(By.ID, "replay-hint").is_displayed()
+        _no_sideways_scroll(d, width)
     finally:
         server.stop()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, RuleAgent
-from agents.play.match import Match, parse_action
+from agents.play.match import Match, parse_action, said, spaced
 from agents.play.terminal import main
 from ddz_env import record
 from ddz_env.actions import BID_3, BID_PASS, DOUBLE, NO_DOUBLE
@@ -101,7 +101,7 @@ def test_parse_action_per_phase():
     g.step(NO_DOUBLE)
     g.step(NO_DOUBLE)
     assert parse_action("10 10 j j q q", g) == move_id("TTJJQQ") and parse_action("pass", g) == PASS
-    with pytest.raises(ValueError, match="bad card string"):
+    with pytest.raises(ValueError, match="is no card"):
         parse_action("xyz", g)
 
 
@@ -331,3 +331,141 @@ def test_terminal_shows_the_stake_the_result_line_and_people_notation():
                     assert "T" not in line.split(":", 1)[1], line  # 10, never T
         return
     pytest.fail("no hand with a double and a bomb or rocket")
+
+
+# ---------------------------------------------------------------------------------------------- issue 39: words
+def _answering_a_pair():
+    """Seat 0 (landlord, douzero rules) has led 8 8; seat 1 holds 5 5 5 5, 9 9 9 9 and 10s, no 8 nor joker."""
+    g = Game.from_deal(["88333444666777JJJ", "5555999TTTTKKKKA9", "883467JQAAA2222BR"], "QQQ", first_bidder=0,
+                       rules="douzero", landlord=0)
+    g.step(move_id("88"))
+    return g
+
+
+def test_refused_moves_say_what_was_tried_and_what_the_table_needs():
+    from agents.play.explain import Refusal, refusal
+
+    g = _answering_a_pair()
+    cases = {
+        "55": "You tried a pair of 5s. The table needs a pair higher than 8s, or a bomb, or the rocket.",
+        "5": "You tried a single 5. The table needs a pair higher than 8s, or a bomb, or the rocket.",
+        "BR": "You tried the rocket (BJ RJ), but you hold no BJ.",
+        "bj rj": "You tried the rocket (BJ RJ), but you hold no BJ.",
+        "5 9": "5 9 is not a move. Play one combination: a single, a pair, a trio (alone, with a card or a pair), "
+               "a straight (5+ in a row), 3+ pairs in a row, trios in a row, four with two, a bomb or the rocket.",
+        "9 10 J Q": "9 10 J Q is not a move (a straight needs 5 or more cards in a row). Play one combination: a single, "
+                    "a pair, a trio (alone, with a card or a pair), a straight (5+ in a row), 3+ pairs in a row, "
+                    "trios in a row, four with two, a bomb or the rocket.",
+        "pas": "'pas' is not a move. Did you mean 'pass'?",
+        "xyz": "'xyz' is not a move: 'x' is no card. Cards are 3 to 9, 10 (or T), J, Q, K, A, 2, BJ and RJ (or B and R) "
+               "for the black and red joker; or type pass.",
+        "55555": "'55555' holds 5 x 5: the deck has only four 5s.",
+        "bid 3": "'bid 3' is for the bidding and doubling; now play cards or pass.",
+    }
+    for text, want in cases.items():
+        r = refusal(g, text)
+        assert isinstance(r, Refusal) and r.text == want == str(r), (text, r)
+    r = refusal(g, "55")
+    assert r.tried == "a pair of 5s" and r.needs == "a pair higher than 8s, or a bomb, or the rocket"
+    assert r.ruling.startswith("R8:") and "R15" in r.ruling and r.suggestion is None
+    assert refusal(g, "pas").suggestion == "pass"
+    for ok in ("99", "10 10", "tt", "5555", "pass", "KKKK"):
+        assert refusal(g, ok) is None, ok
+    g.step(move_id("TT"))
+    g.step(move_id("2222"))  # seat 2 bombs with the top bomb: only the rocket beats it, seat 0 has none
+    assert refusal(g, "33").text == ("You tried a pair of 3s. The table needs the rocket. "
+                                     "Nothing in your hand beats it: pass.")
+    m = Match(_answering_a_pair(), [None, None, None], ["a", "b", "c"])
+    before = record.record_of(m.game)
+    with pytest.raises(Refusal, match="The table needs a pair higher than 8s"):
+        m.play(1, "5 5")
+    assert record.record_of(m.game) == before
+
+
+def test_a_refusal_is_given_exactly_for_the_illegal_moves():
+    """In random positions of every phase, :func:`refusal` is ``None`` for the legal actions and a sentence
+    for a sample of the others (ids of every kind: the bids, the doubles, moves held or not)."""
+    from agents.play.explain import refusal
+    from ddz_env.actions import NUM_ACTIONS
+
+    rng = np.random.default_rng(3)
+    checked = set()
+    for _g, states in _random_hands(12, seed=3):
+        for st in states[:-1]:
+            legal = set(int(a) for a in st.legal_actions())
+            for a in list(legal)[:3] + [int(x) for x in rng.integers(0, NUM_ACTIONS, 6)]:
+                r = refusal(st, a)
+                assert (r is None) == (a in legal), (a, r)
+                if r is not None:
+                    assert r.text and r.needs and "T" not in r.tried.split() and "B" not in r.tried.split()
+                    checked.add(r.text.split(" ")[0])
+    assert {"You", "It"} <= checked, checked
+
+
+def test_describe_and_needs_name_every_kind_of_move_in_peoples_notation():
+    from agents.play.explain import describe, needs
+    from ddz_env.moves import MOVE_TYPE, MoveType
+
+    assert describe(move_id("3334")) == "three 3s with a 4"
+    assert describe(move_id("34567")) == "a straight 3 to 7"
+    assert describe(move_id("TTJJQQ")) == "3 pairs in a row, 10s to Qs"
+    assert describe(move_id("3334449B")) == "2 trios in a row, 3s to 4s, with 9 BJ"
+    assert describe(move_id("3334445566")) == "2 trios in a row, 3s to 4s, with pairs of 5s and 6s"
+    assert describe(move_id("22223344")) == "four 2s with pairs of 3s and 4s"
+    assert describe(move_id("BR")) == "the rocket (BJ RJ)" and describe(move_id("R")) == "a single RJ"
+    assert needs(move_id("TTJJQQ")) == "3 pairs in a row higher than 10s to Qs, or a bomb, or the rocket"
+    assert needs(move_id("TJQKA")) == "a bomb or the rocket"  # no straight above 10 to A
+    assert needs(move_id("R")) == needs(move_id("22")) == "a bomb or the rocket"
+    assert needs(move_id("7777")) == "a higher bomb (four of a kind above 7s) or the rocket"
+    assert needs(move_id("BR")) == "nothing: no move beats the rocket, so pass"
+    for t in MoveType:
+        if t == MoveType.PASS:
+            continue
+        for m in np.flatnonzero(MOVE_TYPE == t)[::997]:
+            words = describe(int(m)) + " " + needs(int(m))
+            assert not {"T", "B", "R", "Ts", "?"} & set(words.replace(",", " ").split()), words
+
+
+def test_typos_get_a_did_you_mean_in_the_terminal(tmp_path):
+    """Issue 39 (5): ``pas`` gave "unknown rank 'p'"; now the closest word, the terminal's commands too."""
+    out = []
+    lines = iter(["pas", "bdi 3", "3", "dobule", "no", "hlep", "quit"])
+    main(["--vs", "rule", "--seed", "0", "--save-dir", str(tmp_path)], read=lambda _: next(lines), write=out.append)
+    text = "\n".join(out)
+    assert "'pas' is no bid: bid 1, 2 or 3, or pass. Did you mean 'pass'?" in text
+    assert "Did you mean 'bid 3'?" in text
+    assert "'hlep' is not a move. Did you mean 'help'?" in text  # (seat 0 bid 3: the landlord, leading)
+    g = Game.deal(0, first_bidder=0)
+    g.step(BID_3)
+    with pytest.raises(ValueError, match=r"^'dobule': type 'double' \(or y\) or 'no' \(or n\)\. Did you mean 'double'\?$"):
+        parse_action("dobule", g)
+
+
+def test_both_front_ends_read_cards_one_way_and_say_bids_and_secret_doubles_in_words():
+    """Issue 39 (11): jokers read BJ / RJ wherever a person reads cards, a bid of 0 reads "no bid" (not
+    "passed", nor "doubled passed"), another farmer's secret double "chose (secret)", never a bare "?"."""
+    from agents.play.terminal import render
+    from agents.play.match import seat_view
+
+    assert spaced("3TBR") == "3 10 BJ RJ" and said(move_id("BR")) == "BJ RJ" and said(BID_PASS) == "no bid"
+    seen_secret = seen_joker = seen_flags = False
+    for _g, states in _random_hands(60, seed=5):
+        for st in states:
+            for seat in range(3):
+                v = seat_view(st, seat)
+                screen = render(v)
+                rows = [x for x in screen.splitlines() if x[2:].startswith("seat ") and "cards" in x]
+                assert not [x for x in rows if "passed" in x] and " ?" not in screen, screen
+                for line in screen.splitlines():
+                    if line.startswith(("  last:", "  to beat:", "  your cards:", "      cards:", "  bottom:")):
+                        tokens = line.split(":", 1)[1].replace(",", " ").split()
+                        assert not {"T", "B", "R"} & set(tokens), line
+                        seen_joker |= bool({"BJ", "RJ"} & set(tokens))
+                hidden = [h for h in v["history"] if h["name"] == "?"]
+                if hidden:
+                    assert all(h["text"] == "chose (secret)" for h in hidden)
+                    assert f"seat {hidden[0]['seat']} chose (secret)" in screen
+                    seen_secret = True
+                if "no bid, doubled" in screen:
+                    seen_flags = True
+    assert seen_secret and seen_joker and seen_flags

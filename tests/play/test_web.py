@@ -43,6 +43,20 @@ def _check_secret(view, seat):
         assert view["stake"] is not None and "doubled" not in view["stake"]["text"].replace("you doubled", "")
 
 
+def _check_steps(answer, before, seat):
+    """A game answer's ``steps``: the person's views after each action since the last answer (their own
+    move, then each agent's), one action apart, each as secret as any view; the last is ``view``."""
+    steps = answer["steps"]
+    assert steps and steps[-1] == answer["view"]
+    for k, v in enumerate(steps):  # (before = -1 for a new hand: its first step is the deal)
+        _check_secret(v, seat)
+        assert len(v["history"]) == before + 1 + k, [len(x["history"]) for x in steps]
+        if k:  # one more action each time (a doubling choice may be revealed on the way, R5)
+            assert [(h["seat"], h["phase"]) for h in v["history"][:-1]] == [
+                (h["seat"], h["phase"]) for h in steps[k - 1]["history"]]
+            assert v["history"][-1]["seat"] != seat  # an agent's: the person's own move comes first
+
+
 @pytest.mark.parametrize("seat", [0, 1, 2])
 def test_a_person_plays_full_hands_and_never_receives_hidden_cards(server, seat):
     rng = np.random.default_rng(seat)
@@ -51,14 +65,17 @@ def test_a_person_plays_full_hands_and_never_receives_hidden_cards(server, seat)
         assert status == 200, r
         gid, view = r["id"], r["view"]
         steps = 0
+        _check_steps(r, -1, seat)
         while not view["over"]:
             _check_secret(view, seat)
             assert view["your_turn"] and view["legal"]
             st, rec = server.call("GET", f"/api/games/{gid}/record")
             assert st == 409 and "not over" in rec["error"]
+            before = len(view["history"])
             status, r = server.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"]))})
             assert status == 200, r
             view = r["view"]
+            _check_steps(r, before, seat)
             steps += 1
             assert steps < 100
         _check_secret(view, seat)
@@ -75,7 +92,7 @@ def test_bad_requests_get_clear_errors_and_leave_the_game(server):
     before = server.call("GET", f"/api/games/{gid}")[1]
     for body, status_want, text in [
         ({"action": "bid 9"}, 400, "no bid"),
-        ({"action": 17}, 400, "not legal"),
+        ({"action": 17}, 400, "It is the bidding, not the time for a pair of 4s: bid 1, 2 or 3, or pass."),
         ({"action": [1]}, 400, "bad request"),
         ({}, 400, "bad request: action"),
     ]:
@@ -241,3 +258,104 @@ def test_an_operator_adds_host_names():
         assert s.call("GET", "/api/agents", host="other.lan")[0] == 400
     finally:
         s.stop()
+
+
+# ---------------------------------------------------------------------------- issue 39: words, kept hands
+def _to_the_lead(server, **extra):
+    """A new hand (seed 0, deal 0: seat 0 bids first) where the person bids 3, so leads the play with 20
+    cards: the game id and the view at the lead."""
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0, **extra})
+    assert status == 200 and r["view"]["your_turn"] and r["view"]["phase"] == "BID", r
+    gid = r["id"]
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 3"})
+    while r["view"]["phase"] in ("DOUBLE", "REDOUBLE"):
+        status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "no"})
+    view = r["view"]
+    assert view["phase"] == "PLAY" and view["your_turn"] and view["to_beat"] is None and view["cards_left"][0] == 20
+    return gid, view
+
+
+def test_refused_moves_are_explained_in_words_and_leave_the_game(server):
+    """Issue 39 (5): an illegal move said what was tried and what the table needs, in words; the ruling a
+    detail apart (``refusal.ruling``), never the text of a move table."""
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0})
+    gid = r["id"]
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 9"})
+    assert status == 400 and r["error"] == "'bid 9' is no bid: bid 1, 2 or 3, or pass. Did you mean 'bid 3'?", r
+    assert r["refusal"]["suggestion"] == "bid 3" and r["refusal"]["ruling"].startswith("R3")
+    gid, view = _to_the_lead(server)
+    hand = view["hands"][0]
+    before = server.call("GET", f"/api/games/{gid}")[1]
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "pass"})
+    assert status == 400 and r["error"] == "You lead this trick, so you cannot pass: play any move.", r
+    assert r["refusal"]["ruling"].startswith("R8") and "R8" not in r["error"]
+    low, high = hand[0], hand[-1]  # a 3 and an ace or higher: no move together
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": low + high})
+    shown = " ".join({"T": "10", "B": "BJ", "R": "RJ"}.get(c, c) for c in low + high)
+    assert status == 400 and r["error"].startswith(f"{shown} is not a move. Play one combination: a single, a pair"), r
+    assert r["refusal"]["tried"] == shown and "R9" not in r["error"] and r["refusal"]["ruling"] == "R9-R13: the move types"
+    missing = next(c for c in "3456789TJQKA2" if hand.count(c) < 2)
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": missing * 2})
+    assert status == 400 and "but you hold" in r["error"] and r["error"].startswith("You tried a pair of "), r
+    assert server.call("GET", f"/api/games/{gid}")[1] == before  # nothing moved
+
+
+def test_a_finished_hand_is_kept_in_the_operators_folder_and_replays(tmp_path):
+    """Issue 39 (6): a hand played on the page is saved once over, in --save-dir (the server names the file:
+    the names of the file and the folder travel, never a path), listed by /api/replays, replayed from the
+    list or from the game, downloaded as a file; a server with no folder keeps none and says so."""
+    import json
+    import urllib.request
+
+    keep = tmp_path / "kept-hands"
+    s = Server(save_dir=keep)
+    try:
+        assert s.call("GET", "/api/replays")[1] == {"dir": None, "records": [], "kept_dir": "kept-hands", "kept": []}
+        gid, view = _to_the_lead(s)
+        rng = np.random.default_rng(0)
+        r = {"kept": None}
+        while not view["over"]:
+            assert r["kept"] is None  # nothing is kept while the hand runs
+            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"]))})
+            view = r["view"]
+        name = r["kept"]["name"]
+        assert r["kept"] == {"name": name, "dir": "kept-hands"} and str(tmp_path) not in json.dumps(r)
+        assert name.startswith("web-") and name.endswith("-seed0-deal0-seat0.json")
+        assert [p.name for p in keep.iterdir()] == [name]
+        saved = record.load(keep / name)
+        assert saved["result"]["scores"] == view["result"]["scores"] and saved["meta"]["human_seat"] == 0
+        assert s.call("GET", f"/api/games/{gid}")[1]["kept"] == r["kept"]  # kept once: asked again, the same file
+        assert [p.name for p in keep.iterdir()] == [name]
+        listing = s.call("GET", "/api/replays")[1]
+        assert listing["kept"] == [name] and listing["records"] == []
+        status, opened = s.call("GET", f"/api/kept/{name}")
+        assert status == 200 and opened["positions"][-1]["result"] == saved["result"]
+        assert len(opened["positions"]) == len(saved["actions"]) + 1
+        assert s.call("GET", f"/api/games/{gid}/replay")[1] == opened
+        with urllib.request.urlopen(f"{s.url}/api/games/{gid}/record?download=1", timeout=30) as f:
+            assert f.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+            assert json.loads(f.read()) == saved
+        for bad, want in (("..%2Fx.json", (400, 404)), ("missing.json", (404,)), (".hidden.json", (400,))):
+            assert s.call("GET", f"/api/kept/{bad}")[0] in want, bad
+    finally:
+        s.stop()
+    s = Server()  # no --save-dir: nothing kept, the hand still replays and downloads from the game
+    try:
+        gid, view = _to_the_lead(s)
+        while not view["over"]:
+            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": view["legal"][-1]})
+            view = r["view"]
+        assert r["kept"] is None and s.call("GET", f"/api/games/{gid}/replay")[0] == 200
+        assert s.call("GET", "/api/kept/x.json")[0] == 404
+    finally:
+        s.stop()
+
+
+def test_save_dir_is_the_operators_and_checked_at_start(tmp_path, capsys):
+    from agents.play.web.server import main
+
+    assert parse_args([]).save_dir == "hands" and not parse_args([]).no_save
+    (tmp_path / "f").write_text("x")
+    assert main(["--save-dir", str(tmp_path / "f"), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--save-dir" in err and "it is a file" in err and err.count("error:") == 1

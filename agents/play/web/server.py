@@ -1,6 +1,6 @@
 """The local web page: play a hand against agents, watch agents play, step through hand records.
 
-    python -m agents.play.web [--port 8000] [--host 127.0.0.1] [--replays DIR] [--agent NAME=SPEC ...]
+    python -m agents.play.web [--port 8000] [--host 127.0.0.1] [--save-dir hands] [--replays DIR] [--agent NAME=SPEC ...]
 
 A FastAPI app serving one static page (``static/``: plain HTML, JS and CSS, no build step) and a
 small JSON API. The server holds the games; the browser gets only :func:`~agents.play.match.seat_view`
@@ -12,11 +12,27 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``POST /api/games``                     new hand: ``{"seat", "vs": [a, b], "seed", "deal", "rules"}``
 ``GET  /api/games/{id}``                the person's view
 ``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id}``
-``GET  /api/games/{id}/record``         the hand record (409 until the hand is over)
+``GET  /api/games/{id}/record``         the hand record (409 until the hand is over); ``?download=1``
+                                        sends it as a file to save
+``GET  /api/games/{id}/replay``         the finished hand's positions (spectator views), as ``/api/replay``
 ``POST /api/watch``                     agents only: ``{"players": [a, b, c], "seed", "deal", "rules"}``
 ``POST /api/replay``                    a hand record in, its positions (spectator views) out
-``GET  /api/replays``, ``/api/replays/{name}``   the records of ``--replays DIR``
+``GET  /api/replays``                   the names of the kept hands (``--save-dir``) and of ``--replays DIR``
+``GET  /api/kept/{name}``               a kept hand's positions; ``/api/replays/{name}``: a ``--replays`` record's
 ======================================  ==========================================================
+
+A game's answer is ``{"id", "view", "steps", "kept"}``: ``view`` is the person's view now, ``steps``
+the person's views after each action since the last answer (their own move, then each agent's, so
+the page can show the agents' moves one after another; the last step is ``view``), ``kept`` where
+the finished hand's record was saved (``{"name", "dir"}``: the file's and the folder's names only),
+``{"error"}`` if it could not be, ``None`` while the hand runs or when the server keeps no hands.
+A refused move is 400 with ``{"error": text, "refusal": {"text", "tried", "needs", "ruling",
+"suggestion"}}``: what was tried and what the table needs, in words (:mod:`agents.play.explain`).
+
+**Kept hands**: each hand played on the page is saved, once it is over, in the folder the server's
+operator names with ``--save-dir`` (default ``hands/``, as ``ddz-play``; ``--no-save``: none), as
+``web-YYYYmmdd-HHMMSS-seedS-dealD-seatX.json``; the Replays tab lists them. The server names the
+file; no request names a file or a folder.
 
 The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
 the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
@@ -40,6 +56,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Union
@@ -51,11 +68,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ddz_env.files import folder_problem, write_failure
 from ddz_env.game import IllegalActionError
-from ddz_env.record import RecordError, parse as parse_record, positions
+from ddz_env.record import RecordError, parse as parse_record, positions, save as save_record
 from ddz_env.rules import Rules
 
 from ...loader import load, registered
+from ..explain import Refusal
 from ..match import Match, seat_view
 
 STATIC = Path(__file__).parent / "static"
@@ -132,12 +151,26 @@ def host_name(header: str) -> str:
     return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
 
 
+def _record_name(name: str) -> bool:
+    """A plain ``.json`` file name (no folder, no hidden file): the only names the record routes open."""
+    return name.endswith(".json") and not name.startswith(".") and len(name) <= 255 and not any(
+        c in name for c in "/\\\0")
+
+
 def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
-               hosts: tuple[str, ...] | list[str] = ()) -> FastAPI:
+               hosts: tuple[str, ...] | list[str] = (), save_dir: str | os.PathLike | None = None) -> FastAPI:
     """The app; ``replay_dir`` is a folder of hand records to list and open (optional); ``agents``: more
     names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent NAME=SPEC``); ``hosts``:
-    Host names served besides :data:`LOCAL_HOSTS` (the ``--host`` it is bound to, ``--allowed-host``)."""
+    Host names served besides :data:`LOCAL_HOSTS` (the ``--host`` it is bound to, ``--allowed-host``);
+    ``save_dir``: the folder that keeps each hand played on the page once it is over (``None``: none kept;
+    ``ValueError`` if it cannot be written)."""
     extra = _check_agents(agents)
+    keep = Path(save_dir) if save_dir is not None else None
+    if keep is not None:
+        problem = folder_problem(str(keep))
+        if problem is not None:
+            raise ValueError(f"--save-dir {str(keep)!r}: {problem}; give a folder that can be written")
+        keep.mkdir(parents=True, exist_ok=True)
     allowed = {host_name(h) for h in (*LOCAL_HOSTS, *hosts)}
     app = FastAPI(title="ddz-env", docs_url=None, redoc_url=None)
 
@@ -150,6 +183,7 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
                                           f"the operator adds names with --allowed-host)"}, status_code=400)
         return await call_next(request)
     games: OrderedDict[str, Match] = OrderedDict()
+    kept: dict[str, dict] = {}  # game id -> {"name", "dir"} or {"error"}, once its hand is over
     lock = threading.Lock()
     ids = itertools.count(1)
     cache: dict[str, Any] = {}
@@ -205,9 +239,30 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             raise _error(404, f"no game {gid!r} (games are kept in memory: a restarted server forgets them)")
         return m
 
-    def state(gid: str, m: Match) -> dict:
+    def keep_hand(gid: str, m: Match) -> dict | None:
+        """Save the finished hand in ``--save-dir`` (once); where it went, by names only."""
+        if keep is None or not m.game.is_over:
+            return None
+        if gid not in kept:
+            seat = m.people[0]
+            stem = f"web-{time.strftime('%Y%m%d-%H%M%S')}-seed{m.seed}-deal{m.index}-seat{seat}"
+            name = f"{stem}.json"
+            for k in itertools.count(2):
+                if not (keep / name).exists():
+                    break
+                name = f"{stem}-{k}.json"
+            try:
+                save_record(m.record({"human_seat": seat}), keep / name)
+                kept[gid] = {"name": name, "dir": keep.name or "."}
+            except OSError as e:  # the path is logged, the client gets the reason only
+                log.error("cannot keep the hand of game %s in %s: %s", gid, keep / name, e)
+                kept[gid] = {"error": f"the hand could not be kept on the server ({write_failure(e)}); download it"}
+        return kept[gid]
+
+    def state(gid: str, m: Match, steps: list | None = None) -> dict:
         seat = m.people[0]
-        return {"id": gid, "view": m.view(seat)}
+        view = m.view(seat)
+        return {"id": gid, "view": view, "steps": steps if steps else [view], "kept": keep_hand(gid, m)}
 
     def spectate(record: dict) -> dict:
         try:
@@ -238,14 +293,15 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         with lock:
             try:
                 m = Match.deal(agents, labels, seed=req.seed, index=req.deal, rules=rules)
-                m.advance()
+                steps = [m.view(req.seat)] + m.advance_views(req.seat)  # the deal, then each agent's move
             except RuntimeError as e:
                 raise _error(500, str(e)) from None
             gid = f"g{next(ids)}"
             games[gid] = m
             while len(games) > MAX_GAMES:
-                games.popitem(last=False)
-            return state(gid, m)
+                old, _ = games.popitem(last=False)
+                kept.pop(old, None)
+            return state(gid, m, steps)
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str):
@@ -262,21 +318,37 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             seat = m.people[0]
             try:
                 m.play(seat, req.action)
+            except Refusal as e:  # what was tried and what the table needs, in words
+                return JSONResponse({"error": e.text, "refusal": e.as_dict()}, status_code=400)
             except (IllegalActionError, ValueError, TypeError) as e:
                 raise _error(400, f"{_short(req.action)}: {e}") from None
+            steps = [m.view(seat)]
             try:
-                m.advance()
+                steps += m.advance_views(seat)
             except RuntimeError as e:
                 raise _error(500, str(e)) from None
-            return state(gid, m)
+            return state(gid, m, steps)
+
+    def finished(gid: str) -> tuple[Match, dict]:
+        m = game(gid)
+        if not m.game.is_over:
+            raise _error(409, "the hand is not over: its record would show the hidden cards")
+        return m, m.record({"human_seat": m.people[0]})
 
     @app.get("/api/games/{gid}/record")
-    def game_record(gid: str):
+    def game_record(gid: str, download: bool = False):
         with lock:
-            m = game(gid)
-            if not m.game.is_over:
-                raise _error(409, "the hand is not over: its record would show the hidden cards")
-            return m.record({"human_seat": m.people[0]})
+            m, rec = finished(gid)
+            if not download:
+                return rec
+            name = (kept.get(gid) or {}).get("name") or f"hand-seed{m.seed}-deal{m.index}-seat{m.people[0]}.json"
+            return JSONResponse(rec, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    @app.get("/api/games/{gid}/replay")
+    def game_replay(gid: str):
+        with lock:
+            _, rec = finished(gid)
+        return spectate(rec)
 
     @app.post("/api/watch")
     def watch(req: Watch):
@@ -313,21 +385,33 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             raise _error(413, f"bad hand record: {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
         return spectate(parsed(b"".join(chunks)))
 
+    def listed(folder: Path | None) -> list[str]:
+        if folder is None or not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.glob("*.json") if not p.name.startswith("."))
+
     @app.get("/api/replays")
     def replay_list():
-        if replays is None:
-            return {"dir": None, "records": []}
-        files = sorted(p.name for p in replays.glob("*.json") if not p.name.startswith(".")) if replays.is_dir() else []
-        return {"dir": replays.name or ".", "records": files}  # the folder's name only: no server path travels
+        # the folders' names only: no server path travels; the kept hands newest first
+        return {"dir": None if replays is None else (replays.name or "."), "records": listed(replays),
+                "kept_dir": None if keep is None else (keep.name or "."), "kept": listed(keep)[::-1]}
 
     @app.get("/api/replays/{name}")
     def replay_file(name: str):
         if replays is None:
             raise _error(404, "the server was started without --replays DIR")
-        if (not name.endswith(".json") or name.startswith(".") or len(name) > 255
-                or any(c in name for c in "/\\\0")):
-            raise _error(400, f"bad record name {_short(name)}: a .json file name of the --replays folder")
-        path = replays / name
+        return read_record(replays, name, "--replays")
+
+    @app.get("/api/kept/{name}")
+    def kept_file(name: str):
+        if keep is None:
+            raise _error(404, "the server keeps no hands (started with --no-save)")
+        return read_record(keep, name, "--save-dir")
+
+    def read_record(folder: Path, name: str, flag: str) -> dict:
+        if not _record_name(name):
+            raise _error(400, f"bad record name {_short(name)}: a .json file name of the {flag} folder")
+        path = folder / name
         try:
             with open(path, "rb") as f:
                 data = f.read(MAX_RECORD_BYTES + 1)
@@ -352,6 +436,11 @@ def parse_args(argv=None):
                     help="a Host name to answer besides localhost, 127.0.0.1, ::1 and --host (repeatable; requests "
                          "naming any other host get 400, against DNS rebinding)")
     ap.add_argument("--replays", default=None, help="a folder of hand records to open (evaluate.py --save-replays)")
+    ap.add_argument("--save-dir", default="hands",
+                    help="the folder that keeps each hand played on the page, once it is over (default: hands/, as "
+                         "ddz-play); the Replays tab lists them")
+    ap.add_argument("--no-save", action="store_true", help="keep no hands on disk (a finished hand can still be "
+                                                          "replayed and downloaded from the page)")
     ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
                     help="let the page seat agent SPEC (a checkpoint, a run folder, douzero:DIR[?bidder=SPEC]: "
                          "DouZero's networks, a bidder agent bidding and doubling for them, default rule) under "
@@ -382,7 +471,8 @@ def main(argv=None) -> int:
         return 2
     try:
         bound = () if args.host in ("0.0.0.0", "::", "") else (args.host,)
-        app = create_app(args.replays, agent_options(args.agent), hosts=(*bound, *args.allowed_host))
+        app = create_app(args.replays, agent_options(args.agent), hosts=(*bound, *args.allowed_host),
+                         save_dir=None if args.no_save else args.save_dir)
     except ValueError as e:
         print(f"ddz-web: error: {e}", file=sys.stderr)
         return 2

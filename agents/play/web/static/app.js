@@ -1,18 +1,20 @@
-// ddz-env web page: plain JS over the JSON API of agents/web/server.py. The server decides
-// everything (legality, secrecy, scores); this file only draws views and sends what is clicked.
-// Everything drawn from a response (names, records: records are shared files) is text: elements
-// are made with createElement and filled with textContent, never with innerHTML and data.
+// ddz-env web page: plain JS over the JSON API of agents/play/web/server.py. The server decides
+// everything (legality, secrecy, scores, the words of a refused move); this file only draws views
+// and sends what is clicked. Everything drawn from a response (names, records: records are shared
+// files) is text: elements are made with createElement and filled with textContent, never with
+// innerHTML and data.
 "use strict";
 
 const SUITS = ["\u2660", "\u2665", "\u2663", "\u2666"]; // drawn for looks: ranks alone matter
-const SHOW = { T: "10" };
+const SHOW = { T: "10", B: "BJ", R: "RJ" };               // the one card notation (ddz_env.view.spaced)
 const $ = (id) => document.getElementById(id);
 
 let mode = "play";        // "play" | "replay"
-let game = null;          // {id, view} of the hand being played
+let game = null;          // {id, view, kept} of the hand being played
 let replay = null;        // {record, positions, k, seat}
 let selected = new Set(); // indices into the person's hand string
-let timer = null;
+let timer = null;         // a replay's auto stepping
+let playback = null;      // the agents' moves being shown one after another: {timer, finish}
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -20,11 +22,25 @@ async function api(method, path, body) {
   const r = await fetch(path, opts);
   let data = null;
   try { data = await r.json(); } catch (e) { data = { error: `HTTP ${r.status}` }; }
-  if (!r.ok) throw new Error(data && data.error ? data.error : `HTTP ${r.status}`);
+  if (!r.ok) {
+    const err = new Error(data && data.error ? data.error : `HTTP ${r.status}`);
+    err.refusal = data && data.refusal;
+    throw err;
+  }
   return data;
 }
 
-function message(text) { $("message").textContent = text || ""; }
+// a message in plain words; a refused move's ruling (rule numbers) only as a detail to open
+function message(text, refusal) {
+  const box = $("message");
+  box.replaceChildren();
+  if (!text) return;
+  box.append(el("span", "text", text));
+  if (refusal && refusal.ruling) {
+    const d = el("details", "ruling", el("summary", "", "ruling"), el("span", "", refusal.ruling));
+    box.append(d);
+  }
+}
 
 // an element with a class and children (strings become text nodes, never markup)
 function el(tag, cls, ...children) {
@@ -36,42 +52,45 @@ function el(tag, cls, ...children) {
 
 function backs(n) { return Array.from({ length: Math.max(0, Number(n) || 0) }, () => el("span", "back")); }
 
-function cardEl(rank, nth, cls) {
-  const d = document.createElement("div");
-  d.className = "card" + (cls ? " " + cls : "");
+function cardEl(rank, nth) {
+  const d = el("div", "card");
   d.dataset.rank = rank;
   if (rank === "B" || rank === "R") {
     d.classList.add("joker");
     if (rank === "R") d.classList.add("red");
-    // two faces apart by more than colour: a filled star and BIG, an open star and SMALL
-    d.append(el("span", "jk", "JK"), el("span", "suit", rank === "R" ? "\u2605" : "\u2606"),
-      el("span", "jlabel", rank === "R" ? "BIG" : "SMALL"));
-    d.title = rank === "R" ? "big (red) joker" : "small (black) joker";
+    // BJ / RJ as everywhere else; a star open (black) or filled (red) for looks
+    d.append(el("span", "rank", SHOW[rank]), el("span", "suit", rank === "R" ? "\u2605" : "\u2606"));
+    d.title = rank === "R" ? "RJ: the red (big) joker" : "BJ: the black (small) joker";
   } else {
     const suit = SUITS[nth % 4];
     if (suit === "\u2665" || suit === "\u2666") d.classList.add("red");
     if (rank === "T") d.classList.add("ten");
-    d.append(el("span", "", SHOW[rank] || rank), el("span", "suit", suit));
+    d.append(el("span", "rank", SHOW[rank] || rank), el("span", "suit", suit));
   }
   return d;
 }
 
 function cardsEl(cards, small) {
-  const box = document.createElement("div");
-  box.className = "cards" + (small ? " small" : "");
+  const box = el("div", "cards" + (small ? " small" : ""));
   const seen = {};
   for (const c of cards || "") { seen[c] = (seen[c] || 0); box.appendChild(cardEl(c, seen[c]++)); }
   return box;
 }
 
-function pretty(cards) { return [...cards].map((c) => (c === "T" ? "10" : c)).join(" "); }
+function pretty(cards) { return [...cards].map((c) => SHOW[c] || c).join(" "); }
 
 function isCards(name) { return /^[3-9TJQKA2BR]+$/.test(name); }
 
-// a history entry as a person reads it: cards spaced with 10 for ten ("3 3 3 10"), else its name
-function saidText(h) { return h.phase === "PLAY" && isCards(h.name) ? pretty(h.name) : h.name; }
+// a history entry as a person reads it (the server's words: "7 8 9 10 J", "no bid", "chose (secret)");
+// a record opened from a file may be older or hand-made: then its name, cards spaced
+function saidText(h) {
+  if (typeof h.text === "string") return h.text;
+  return h.phase === "PLAY" && isCards(h.name) ? pretty(h.name) : String(h.name);
+}
 
 function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+const PHASE_LABEL = { BID: "bidding", DOUBLE: "doubling", REDOUBLE: "redoubling", PLAY: "played" };
 
 // what each seat did last in the round on the table (its most recent action among the last three)
 function lastSaid(view) {
@@ -85,36 +104,32 @@ function lastSaid(view) {
   return said;
 }
 
-function seatBox(box, view, s, me, said) {
+function badge(cls, text) { return el("span", "badge " + cls, text); }
+
+function seatBox(box, view, s, me, said, acting) {
   box.replaceChildren();
-  box.className = box.className.replace(/\bturn\b/g, "").trim();
-  if (view.to_act === s && !view.over) box.classList.add("turn");
-  const name = document.createElement("div");
-  name.className = "name";
-  name.textContent = `seat ${s} · ${view.players[s]}`;
+  box.classList.toggle("turn", view.to_act === s && !view.over);
+  box.classList.toggle("acting", acting === s);
+  const name = el("div", "name", `seat ${s} · ${view.players[s]}`);
   const role = view.roles[s];
-  if (role) { const b = document.createElement("span"); b.className = "badge " + role; b.textContent = role; name.appendChild(b); }
-  if (view.doubled[s]) { const b = document.createElement("span"); b.className = "badge flag"; b.textContent = "doubled"; name.appendChild(b); }
-  if (s === view.landlord && view.redoubled) { const b = document.createElement("span"); b.className = "badge flag"; b.textContent = "redoubled"; name.appendChild(b); }
-  box.appendChild(name);
-  const count = document.createElement("div");
-  count.className = "count";
+  if (role) name.appendChild(badge(role, role));
+  if (view.doubled[s]) name.appendChild(badge("flag", "doubled"));
+  if (s === view.landlord && view.redoubled) name.appendChild(badge("flag", "redoubled"));
+  const count = el("span", "count", `${plural(view.cards_left[s], "card")} left`);
   count.dataset.seat = s;
-  count.textContent = `${plural(view.cards_left[s], "card")} left`;
-  box.appendChild(count);
+  box.append(el("div", "head", name, count));
   if (s !== me) {
     // a hand shown face up (watching, replays, the end) is a labelled row, apart from what the seat played
     if (view.hands[s] !== null) { if (view.hands[s]) box.appendChild(el("div", "hand-row", el("span", "row-label", "hand"), cardsEl(view.hands[s], true))); }
     else box.appendChild(el("div", "backs", ...backs(view.cards_left[s])));
   }
-  const w = document.createElement("div");
-  w.className = "said";
+  const w = el("div", "said");
   w.id = `said-${s}`;
   const a = said[s];
   if (a) {
-    w.appendChild(el("span", "row-label", "played"));
+    w.appendChild(el("span", "row-label", PHASE_LABEL[a.phase] || "said"));
     if (a.phase === "PLAY" && isCards(a.name)) w.appendChild(cardsEl(a.name, true));
-    else { const t = document.createElement("span"); t.className = "word"; t.textContent = a.name; w.appendChild(t); }
+    else w.appendChild(el("span", "word" + (a.name === "?" ? " secret" : ""), saidText(a)));
   }
   box.appendChild(w);
 }
@@ -129,22 +144,59 @@ function statusText(view, me) {
   return `${view.phase} · ${who} turn · ${what}`;
 }
 
-function draw(view, me) {
-  const said = lastSaid(view);
-  const right = (me + 1) % 3, left = (me + 2) % 3;
-  seatBox($("seat-right"), view, right, me, said);
-  seatBox($("seat-left"), view, left, me, said);
-  const mine = $("seat-me");
-  seatBox(mine, view, me, me, said);
-  const hand = view.hands[me] || "";
-  const box = cardsEl(hand, false);
-  box.id = "hand";
-  [...box.children].forEach((c, i) => {
+// ---------------------------------------------------------------- the person's hand: rows of overlapping cards
+// Each card shows its rank in its top-left corner; the next card covers only what lies right of `step`
+// px, so every rank stays readable. Cards are positioned (style.css), so they paint in order: a raised
+// (selected) card stays under its right neighbour and never hides that neighbour's rank. A hand too
+// wide for one row at the smallest readable step wraps into rows of equal length.
+const MIN_STEP = 28;
+
+function layoutHand() {
+  const hand = $("hand");
+  if (!hand) return;
+  const cards = [...hand.querySelectorAll(".card")];
+  hand.querySelectorAll(".line").forEach((l) => l.remove());
+  const n = cards.length;
+  if (!n) return;
+  const width = hand.clientWidth;
+  const cw = cards[0].offsetWidth || 44;
+  const fit = Math.max(1, Math.floor((width - cw) / MIN_STEP) + 1);
+  const rows = Math.ceil(n / fit);
+  const per = Math.ceil(n / rows);
+  const step = per > 1 ? Math.min(cw + 6, (width - cw) / (per - 1)) : cw;
+  hand.style.setProperty("--step", `${Math.floor(step)}px`);
+  for (let r = 0; r < rows; r++) {
+    const line = el("div", "line");
+    cards.slice(r * per, (r + 1) * per).forEach((c) => line.appendChild(c));
+    hand.appendChild(line);
+  }
+}
+
+function drawHand(mine, view, me) {
+  const hand = el("div", "hand");
+  hand.id = "hand";
+  const cards = cardsEl(view.hands[me] || "", false);
+  [...cards.children].forEach((c, i) => {
     c.dataset.index = i;
     if (selected.has(i)) c.classList.add("selected");
-    if (mode === "play" && view.your_turn && view.phase === "PLAY") c.addEventListener("click", () => toggle(i));
+    if (mode === "play" && !playback && view.your_turn && view.phase === "PLAY") {
+      c.classList.add("pickable");
+      c.addEventListener("click", () => toggle(i));
+    }
+    hand.appendChild(c);
   });
-  mine.insertBefore(box, mine.querySelector(".said"));
+  mine.insertBefore(hand, mine.querySelector(".said"));
+  layoutHand();
+}
+
+function draw(view, me, acting) {
+  const said = lastSaid(view);
+  const right = (me + 1) % 3, left = (me + 2) % 3;
+  seatBox($("seat-right"), view, right, me, said, acting);
+  seatBox($("seat-left"), view, left, me, said, acting);
+  const mine = $("seat-me");
+  seatBox(mine, view, me, me, said, acting);
+  drawHand(mine, view, me);
   $("status").textContent = statusText(view, me);
   const bottom = $("bottom");
   bottom.replaceChildren();
@@ -154,9 +206,7 @@ function draw(view, me) {
   const log = $("log");
   log.replaceChildren();
   view.history.forEach((h, i) => {
-    const li = document.createElement("li");
-    li.textContent = `seat ${h.seat}: ${saidText(h)}`;
-    if (i === view.history.length - 1) li.className = "current";
+    const li = el("li", i === view.history.length - 1 ? "current" : "", `seat ${h.seat}: ${saidText(h)}`);
     log.appendChild(li);
   });
   drawResult(view);
@@ -176,20 +226,41 @@ function drawResult(view) {
   const line = el("div", "outcome-line", o.line);
   line.id = "outcome-line";
   box.append(head, line);
-  if (r.void) { box.append("All three passed the bid (R4); nobody scores."); return; }
-  const extra = [["bombs", r.bombs], ["rockets", r.rockets]].map(([k, v]) => `${k} ${v}`).join(", ")
-    + (r.spring ? ", spring" : "") + (r.anti_spring ? ", anti-spring" : "");
-  const table = el("table", "", el("tr", "", ...["seat", "role", "double", "multiplier", "score"].map((h) => el("th", "", h))));
-  for (const s of [0, 1, 2]) {
-    const role = s === r.landlord ? "landlord" : "farmer";
-    const dbl = s === r.landlord ? (r.redoubled ? "redoubled" : "") : (r.doubled[s] ? "doubled" : "");
-    const exp = s === r.landlord ? "" : `2^${r.exponents[s]}`;
-    const score = el("td", (r.scores[s] > 0 ? "win" : "loss") + " score", `${r.scores[s] > 0 ? "+" : ""}${r.scores[s]}`);
-    score.dataset.seat = s;
-    table.append(el("tr", "", el("td", "", `seat ${s} · ${view.players[s]}`), el("td", "", role), el("td", "", dbl),
-      el("td", "", exp), score));
+  if (r.void) box.append("All three passed the bid (R4); nobody scores.");
+  else {
+    const extra = [["bombs", r.bombs], ["rockets", r.rockets]].map(([k, v]) => `${k} ${v}`).join(", ")
+      + (r.spring ? ", spring" : "") + (r.anti_spring ? ", anti-spring" : "");
+    const table = el("table", "", el("tr", "", ...["seat", "role", "double", "multiplier", "score"].map((h) => el("th", "", h))));
+    for (const s of [0, 1, 2]) {
+      const role = s === r.landlord ? "landlord" : "farmer";
+      const dbl = s === r.landlord ? (r.redoubled ? "redoubled" : "") : (r.doubled[s] ? "doubled" : "");
+      const exp = s === r.landlord ? "" : `2^${r.exponents[s]}`;
+      const score = el("td", (r.scores[s] > 0 ? "win" : "loss") + " score", `${r.scores[s] > 0 ? "+" : ""}${r.scores[s]}`);
+      score.dataset.seat = s;
+      table.append(el("tr", "", el("td", "who", `seat ${s} · ${view.players[s]}`), el("td", "", role), el("td", "", dbl),
+        el("td", "", exp), score));
+    }
+    box.append(el("div", "rule", `R19: a farmer scores bid × 2^n, the landlord the opposite of their sum (bid ${r.bid}, ${extra})`), table);
   }
-  box.append(el("div", "rule", `R19: a farmer scores bid × 2^n, the landlord the opposite of their sum (bid ${r.bid}, ${extra})`), table);
+  if (mode === "play" && game) drawKept(box);
+}
+
+// the hand just played: where the server kept it, and the buttons to replay or download it
+function drawKept(box) {
+  const k = game.kept;
+  let where = "This hand is not kept on the server (it was started with --no-save): download it to keep it.";
+  if (k && k.name) where = `Kept on the server as ${k.name} (in ${k.dir}/): the Replays tab lists it.`;
+  else if (k && k.error) where = `${k.error[0].toUpperCase()}${k.error.slice(1)}.`;
+  const again = el("button", "", "Replay this hand");
+  again.id = "btn-replay-hand";
+  again.addEventListener("click", replayThisHand);
+  const dl = el("a", "button", "Download record");
+  dl.id = "dl-hand";
+  dl.href = `/api/games/${encodeURIComponent(game.id)}/record?download=1`;
+  dl.setAttribute("download", (k && k.name) || "hand.json");
+  const kept = el("div", "kept", el("span", "", where), el("div", "row", again, dl));
+  kept.id = "kept";
+  box.append(kept);
 }
 
 function toggle(i) {
@@ -200,10 +271,14 @@ function toggle(i) {
 function drawPlay() {
   const view = game.view;
   const me = view.seat;
-  draw(view, me);
-  const turn = view.your_turn;
-  document.body.dataset.state = view.over ? "over" : (turn ? "your-turn" : "waiting");
+  const playing = playback !== null;
+  const last = view.history[view.history.length - 1];
+  draw(view, me, playing && last ? last.seat : null);
+  const turn = view.your_turn && !playing;
+  document.body.dataset.state = playing ? "agents" : (view.over ? "over" : (turn ? "your-turn" : "waiting"));
   document.body.dataset.game = game.id;
+  $("agents-bar").classList.toggle("hidden", !playing);
+  if (playing && last) $("acting").textContent = `seat ${last.seat} · ${view.players[last.seat]}: ${saidText(last)}`;
   $("controls").classList.toggle("hidden", !turn);
   $("bid-buttons").classList.toggle("hidden", !(turn && view.phase === "BID"));
   $("double-buttons").classList.toggle("hidden", !(turn && (view.phase === "DOUBLE" || view.phase === "REDOUBLE")));
@@ -220,18 +295,14 @@ function drawPlay() {
   legal.replaceChildren();
   if (turn && view.phase === "PLAY") {
     const moves = view.legal.filter((x) => x !== "pass");
-    const hint = document.createElement("span");
-    hint.textContent = moves.length ? `legal (${moves.length}):` : "nothing beats it: pass";
-    legal.appendChild(hint);
+    legal.appendChild(el("span", "", moves.length ? `legal (${moves.length}):` : "nothing beats it: pass"));
     moves.slice(0, 40).forEach((m) => {
-      const c = document.createElement("button");
-      c.className = "chip";
-      c.textContent = pretty(m);
+      const c = el("button", "chip", pretty(m));
       c.dataset.move = m;
       c.addEventListener("click", () => selectMove(m));
       legal.appendChild(c);
     });
-    if (moves.length > 40) { const more = document.createElement("span"); more.textContent = `… ${moves.length - 40} more`; legal.appendChild(more); }
+    if (moves.length > 40) legal.appendChild(el("span", "", `… ${moves.length - 40} more`));
   }
 }
 
@@ -245,29 +316,66 @@ function selectMove(move) {
   drawPlay();
 }
 
+// ---------------------------------------------------------------- the agents' moves, one after another
+function speedMs() { return Number($("speed").value) || 0; }
+
+function stopPlayback() {
+  if (playback) { clearTimeout(playback.timer); playback = null; }
+}
+
+// show a game answer: its steps (the views after each action since the last answer) one after another,
+// `speed` ms apart, then the view on which the person acts; "instant" or Skip shows the last at once
+function showSteps(resp) {
+  stopPlayback();
+  const steps = resp.steps && resp.steps.length ? resp.steps : [resp.view];
+  const finish = () => {
+    if (playback) clearTimeout(playback.timer);
+    playback = null;
+    game = { id: resp.id, view: resp.view, kept: resp.kept };
+    drawPlay();
+  };
+  const delay = speedMs();
+  if (delay === 0 || steps.length === 1) { finish(); return; }
+  let i = 0;
+  playback = { timer: null, finish };
+  const show = () => { game = { id: resp.id, view: steps[i], kept: null }; drawPlay(); };
+  const next = () => {
+    i += 1;
+    if (i >= steps.length - 1) { finish(); return; }
+    show();
+    playback.timer = setTimeout(next, delay);
+  };
+  show();
+  playback.timer = setTimeout(next, delay);
+}
+
+function skip() { if (playback) playback.finish(); }
+
 async function send(action) {
   message("");
   try {
-    game = await api("POST", `/api/games/${game.id}/action`, { action });
+    const resp = await api("POST", `/api/games/${game.id}/action`, { action });
     selected = new Set();
-    drawPlay();
-  } catch (e) { message(e.message); }
+    showSteps(resp);
+  } catch (e) { message(e.message, e.refusal); }
 }
 
 async function newHand() {
   stopAuto();
+  stopPlayback();
   mode = "play";
   replay = null;
   $("replay-controls").classList.add("hidden");
   message("");
   selected = new Set();
   const body = { seat: +$("play-seat").value, vs: [$("play-vs1").value, $("play-vs2").value], seed: +$("play-seed").value, deal: +$("play-deal").value };
-  try { game = await api("POST", "/api/games", body); drawPlay(); } catch (e) { message(e.message); }
+  try { showSteps(await api("POST", "/api/games", body)); } catch (e) { message(e.message); }
 }
 
 // ---------------------------------------------------------------- replays and watching
 function openReplay(data) {
   stopAuto();
+  stopPlayback();
   mode = "replay";
   game = null;
   selected = new Set();
@@ -275,6 +383,8 @@ function openReplay(data) {
   const seat = [0, 1, 2].includes(meta.human_seat) ? meta.human_seat : 0;
   replay = { record: data.record, positions: data.positions, k: 0, seat };
   $("controls").classList.add("hidden");
+  $("agents-bar").classList.add("hidden");
+  $("legal").replaceChildren();
   $("replay-controls").classList.remove("hidden");
   document.body.dataset.state = "replay";
   message("");
@@ -283,10 +393,14 @@ function openReplay(data) {
 
 function drawReplay() {
   const n = replay.positions.length - 1;
-  draw(replay.positions[replay.k], replay.seat);
+  const view = replay.positions[replay.k];
+  const last = view.history[view.history.length - 1];
+  draw(view, replay.seat, replay.k > 0 && last ? last.seat : null);
   $("step").textContent = `${replay.k} / ${n}`;
   $("btn-prev").disabled = replay.k === 0; $("btn-first").disabled = replay.k === 0;
   $("btn-next").disabled = replay.k === n; $("btn-last").disabled = replay.k === n;
+  $("btn-auto").textContent = timer ? "stop" : "auto";
+  document.body.dataset.replayEnd = replay.k === n ? "1" : "0";
 }
 
 function stepTo(k) {
@@ -295,14 +409,25 @@ function stepTo(k) {
   drawReplay();
 }
 
-function stopAuto() { if (timer) { clearInterval(timer); timer = null; } }
+function stopAuto() {
+  if (timer) { clearTimeout(timer); timer = null; }
+  $("btn-auto").textContent = "auto";
+}
 
+// step forward at the agents' pace ("instant": straight to the end)
 function auto() {
   if (timer) { stopAuto(); return; }
-  timer = setInterval(() => {
-    if (!replay || replay.k >= replay.positions.length - 1) { stopAuto(); return; }
+  if (!replay) return;
+  if (replay.k >= replay.positions.length - 1) stepTo(0);
+  const delay = speedMs();
+  if (delay === 0) { stepTo(replay.positions.length - 1); return; }
+  const tick = () => {
+    if (!replay || replay.k >= replay.positions.length - 1) { timer = null; if (replay) drawReplay(); return; }
+    timer = setTimeout(tick, delay);
     stepTo(replay.k + 1);
-  }, 600);
+  };
+  timer = setTimeout(tick, delay);
+  drawReplay();
 }
 
 async function watch() {
@@ -310,19 +435,43 @@ async function watch() {
   try { openReplay(await api("POST", "/api/watch", body)); auto(); } catch (e) { message(e.message); }
 }
 
+async function replayThisHand() {
+  try { openReplay(await api("GET", `/api/games/${encodeURIComponent(game.id)}/replay`)); } catch (e) { message(e.message); }
+}
+
 async function listReplays() {
   const sel = $("replay-list");
+  const hint = $("replay-hint");
   sel.replaceChildren();
   try {
     const r = await api("GET", "/api/replays");
-    r.records.forEach((name) => { const o = document.createElement("option"); o.textContent = name; sel.appendChild(o); });
-    if (!r.records.length) { const o = document.createElement("option"); o.textContent = r.dir ? "(no records)" : "(start with --replays DIR)"; o.disabled = true; sel.appendChild(o); }
+    const group = (label, names, source) => {
+      if (!names.length) return;
+      const g = el("optgroup");
+      g.label = label;
+      names.forEach((name) => { const o = el("option", "", name); o.value = `${source}/${name}`; g.appendChild(o); });
+      sel.appendChild(g);
+    };
+    group(`hands played here (${r.kept_dir}/)`, r.kept || [], "kept");
+    group(`--replays folder (${r.dir}/)`, r.records || [], "replays");
+    const none = !(r.kept || []).length && !(r.records || []).length;
+    sel.disabled = none;
+    $("btn-open").disabled = none;
+    const where = [];
+    if (r.kept_dir) where.push(`the hands you play here are kept in ${r.kept_dir}/ once over`);
+    else where.push("this server keeps no hands (started with --no-save)");
+    where.push(r.dir ? `${r.dir}/ (--replays) holds no records` : "the server's --replays DIR adds a folder of records (evaluate.py --save-replays)");
+    hint.textContent = `No saved hands yet: ${where.join("; ")}. You can also open a record file.`;
+    hint.classList.toggle("hidden", !none);
   } catch (e) { message(e.message); }
 }
 
 async function openSaved() {
-  const name = $("replay-list").value;
-  try { openReplay(await api("GET", `/api/replays/${encodeURIComponent(name)}`)); } catch (e) { message(e.message); }
+  const value = $("replay-list").value;
+  if (!value) return;
+  const cut = value.indexOf("/");
+  const source = value.slice(0, cut), name = value.slice(cut + 1);
+  try { openReplay(await api("GET", `/api/${source}/${encodeURIComponent(name)}`)); } catch (e) { message(e.message); }
 }
 
 async function openFile(ev) {
@@ -341,14 +490,20 @@ async function init() {
   try {
     const r = await api("GET", "/api/agents");
     document.querySelectorAll(".agent-select").forEach((sel) => {
-      r.agents.forEach((a) => { const o = document.createElement("option"); o.textContent = a; if (a === "rule") o.selected = true; sel.appendChild(o); });
+      r.agents.forEach((a) => { const o = el("option", "", a); if (a === "rule") o.selected = true; sel.appendChild(o); });
     });
   } catch (e) { message(e.message); }
+  const speed = $("speed");
+  let saved = null;
+  try { saved = localStorage.getItem("ddz-speed"); } catch (e) { /* storage off: the default pace */ }
+  if (saved !== null && [...speed.options].some((o) => o.value === saved)) speed.value = saved;
+  speed.addEventListener("change", () => { try { localStorage.setItem("ddz-speed", speed.value); } catch (e) { /* not kept */ } });
   document.querySelectorAll(".tab").forEach((t) => t.addEventListener("click", () => tab(t.dataset.tab)));
   $("btn-new").addEventListener("click", newHand);
   $("btn-watch").addEventListener("click", watch);
   $("btn-open").addEventListener("click", openSaved);
   $("replay-file").addEventListener("change", openFile);
+  $("btn-skip").addEventListener("click", skip);
   document.querySelectorAll(".bid-btn").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
   $("btn-double").addEventListener("click", () => send(game.view.phase === "DOUBLE" ? "double" : "redouble"));
   $("btn-nodouble").addEventListener("click", () => send("no"));
@@ -357,14 +512,16 @@ async function init() {
   $("btn-play").addEventListener("click", () => {
     const hand = game.view.hands[game.view.seat];
     const cards = [...selected].sort((a, b) => a - b).map((i) => hand[i]).join("");
-    if (!cards) { message("select cards first (click them), or pass"); return; }
+    if (!cards) { message("Select cards first (tap them), or pass."); return; }
     send(cards);
   });
-  $("btn-first").addEventListener("click", () => stepTo(0));
-  $("btn-prev").addEventListener("click", () => stepTo(replay.k - 1));
-  $("btn-next").addEventListener("click", () => stepTo(replay.k + 1));
-  $("btn-last").addEventListener("click", () => stepTo(replay.positions.length - 1));
+  $("btn-first").addEventListener("click", () => { stopAuto(); stepTo(0); });
+  $("btn-prev").addEventListener("click", () => { stopAuto(); stepTo(replay.k - 1); });
+  $("btn-next").addEventListener("click", () => { stopAuto(); stepTo(replay.k + 1); });
+  $("btn-last").addEventListener("click", () => { stopAuto(); stepTo(replay.positions.length - 1); });
   $("btn-auto").addEventListener("click", auto);
+  let resized = null;
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(layoutHand, 60); });
   document.body.dataset.ready = "1";
 }
 
