@@ -26,7 +26,7 @@ install_torch = if [ -n "$(TORCH_INDEX)" ]; then $(1)/$(PIP_C) --index-url $(TOR
 setup: $(VENV)/.installed
 
 # torch==2.13.0 first (on these machines a local CPU build), then the package with the trainer
-# and the test tools (extras train, dev; see README, Install)
+# and the test tools (extras train, dev; see docs/install.md)
 $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -34,11 +34,11 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(BIN)/$(PIP_C) -e ".[dev,train,web]"
 	touch $@
 
-# Tianshou, TorchRL, SB3 for the integration tests; DouZero (tests/learning/test_douzero.py compares with its
+# Tianshou, TorchRL, SB3 for the integration tests; MkDocs for the docs build (tests/project/test_docs.py); DouZero (tests/learning/test_douzero.py compares with its
 # engine, features and networks; a few MB over the torch already there)
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero,docs]"
 	touch $@
 
 # RLlib and the Ray training backend (ray pins an older gymnasium): their own venv

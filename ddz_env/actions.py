@@ -1,6 +1,6 @@
 """One action space for every phase of a hand (ids are stable).
 
-:data:`ACTION_TABLE` is the one table of the ids: this table, the AEC env's doc page and README's
+:data:`ACTION_TABLE` is the one table of the ids: this table, the AEC env's doc page and docs/environment.md's
 table are made from (or checked against) it.
 
 {ACTION_TABLE}
@@ -52,7 +52,7 @@ def _ids_label(first: int, last: int) -> str:
 
 
 def action_table(fmt: str = "markdown") -> str:
-    """:data:`ACTION_TABLE` as a table: ``"markdown"`` (README, the env's doc page) or ``"rst"`` (this
+    """:data:`ACTION_TABLE` as a table: ``"markdown"`` (docs/environment.md, the env's doc page) or ``"rst"`` (this
     module's doc)."""
     rows = [(_ids_label(a, b), phase, meaning) for a, b, phase, meaning in ACTION_TABLE]
     if fmt == "markdown":

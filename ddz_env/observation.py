@@ -7,7 +7,7 @@ is 0 for the observer, 1 for the next seat (who acts after it), 2 for the
 previous seat.
 
 :data:`LAYOUT` is the one table of the layout: the ``CH_*`` constants, the table below, the
-AEC env's doc page and README's table are all made from (or checked against) it, and
+AEC env's doc page and the docs' table are all made from (or checked against) it, and
 ``LAYOUT_BY_NAME[name].of(planes)`` is a named view of any ``(..., 29, 4, 15)`` planes
 (``.cells``: its cells in flat ``(..., 1740)`` planes).
 
@@ -145,7 +145,7 @@ NUM_CHANNELS = LAYOUT[-1].stop  # 29
 
 
 def layout_table(fmt: str = "markdown") -> str:
-    """:data:`LAYOUT` as a table: ``"markdown"`` (README, the env's doc page) or ``"rst"``."""
+    """:data:`LAYOUT` as a table: ``"markdown"`` (docs/environment.md, the env's doc page) or ``"rst"``."""
     if fmt == "markdown":
         rows = ["| channel | name | content |", "|---|---|---|"]
         rows += [f"| {c.label()} | `{c.name}` | {c.content} |" for c in LAYOUT]

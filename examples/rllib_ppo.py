@@ -1,6 +1,6 @@
 """RLlib (ray 2.x, new API stack): PPO in self-play with the move-scoring policy as an RLModule.
 
-    # ray pins an older gymnasium: give it its own venv (make setup-rllib; README.md, "RLlib")
+    # ray pins an older gymnasium: give it its own venv (make setup-rllib; docs/marl.md, "RLlib")
     .venv-rllib/bin/python examples/rllib_ppo.py [--iterations 4 --batch 1024 --eval-deals 20]
 
 RLlib's multi-agent idiom: ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` over the AEC env

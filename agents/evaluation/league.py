@@ -221,7 +221,7 @@ class LeagueResult:
         return [int(i) for i in np.argsort(-self.ratings, kind="stable")]
 
     def to_json(self) -> dict:
-        """The league as JSON-ready data (see README: agents, ratings, order, matrix, pairs, config)."""
+        """The league as JSON-ready data (see docs/agents.md: agents, ratings, order, matrix, pairs, config)."""
         n, labels = len(self.labels), list(self.labels)
         ranks = ranks_of(self.ratings)
 

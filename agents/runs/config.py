@@ -70,7 +70,7 @@ def load_yaml(text: str, what: str = "config") -> Any:
 
 
 def key(default: Any, help: str, section: str | None = None) -> Any:
-    """A config field: its default and its one-line meaning (``--help`` and README read it here)."""
+    """A config field: its default and its one-line meaning (``--help`` and the docs read it here)."""
     meta = {"help": help}
     if section:
         meta["section"] = section

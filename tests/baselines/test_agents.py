@@ -500,9 +500,10 @@ def test_an_act_only_agent_evaluates_like_its_batch_version():
 
 def test_readme_write_your_own_agent_example_runs_as_pasted(capsys):
     import re
-    from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    from common import docs_text
+
+    readme = docs_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "class MostCards" in b]
     assert len(blocks) == 1
     exec(compile(blocks[0], "README.md", "exec"), {})

@@ -144,7 +144,6 @@ def test_the_doc_page_and_readme_tables_come_from_the_one_source():
     tuples in it) and the planes' is observation.LAYOUT; the env's doc page, actions' doc and
     README hold the tables they generate, not hand-written copies."""
     import importlib
-    from pathlib import Path
 
     from ddz_env import actions, observation
 
@@ -157,7 +156,9 @@ def test_the_doc_page_and_readme_tables_come_from_the_one_source():
                                                 (actions.BID_ACTIONS, actions.DOUBLE_ACTIONS, actions.REDOUBLE_ACTIONS)]
     assert actions.BID_ACTIONS + actions.DOUBLE_ACTIONS + actions.REDOUBLE_ACTIONS == tuple(
         range(actions.FIRST_CHOICE, actions.FIRST_CHOICE + actions.NUM_CHOICES))
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    from common import docs_text
+
+    readme = docs_text()
     doc = env_module.__doc__
     assert actions.action_table("markdown") in doc and actions.action_table("markdown") in readme, (
         "a copy of the action table differs from actions.ACTION_TABLE: paste action_table()")

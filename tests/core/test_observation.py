@@ -572,14 +572,15 @@ def test_observe_game_rejects_seats_that_are_not_0_1_2():
 def test_layout_is_one_table_and_every_copy_matches_it():
     """LAYOUT is the one source: contiguous channels, the CH_* constants from it, README's table and
     this module's doc page generated from it, named views that slice the right channels (issue 13)."""
-    from pathlib import Path
 
     from ddz_env import observation as ob
 
     stops = [0] + [c.stop for c in ob.LAYOUT]
     assert [c.start for c in ob.LAYOUT] == stops[:-1] and stops[-1] == ob.NUM_CHANNELS == 29
     assert (ob.CH_HAND, ob.CH_PLAYED, ob.CH_TO_BEAT, ob.CH_HISTORY, ob.CH_CARDS_LEFT, ob.CH_STATUS) == (0, 3, 6, 7, 23, 28)
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    from common import docs_text
+
+    readme = docs_text()
     assert ob.layout_table("markdown") in readme, "README's observation table differs from LAYOUT: paste layout_table()"
     assert ob.layout_table("rst") in ob.__doc__
     g = Game.deal(3)

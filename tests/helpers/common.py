@@ -4,6 +4,15 @@ from pathlib import Path
 
 #: the repository root (a clone)
 ROOT = Path(__file__).resolve().parents[2]
+#: the documentation a user reads: README.md and the pages of docs/ (the MkDocs site)
+DOC_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
+
+
+def docs_text() -> str:
+    """README.md and every docs/ page, one after another (where a table or a block may live)."""
+    return "\n".join(p.read_text() for p in DOC_FILES)
+
+
 #: the shipped smoke config: the base of every short training run in the tests
 SMOKE = ROOT / "configs" / "smoke.yaml"
 

@@ -1,5 +1,5 @@
-"""Every ```python block of README.md runs alone, as pasted, in a fresh interpreter, and prints
-what the text says (issue 14). Blocks that import a MARL library are ``integration`` tests: they
+"""Every ```python block of README.md and of the docs pages (docs/*.md) runs alone, as pasted, in a
+fresh interpreter, and prints what the text says. Blocks that import a MARL library are ``integration`` tests: they
 skip, naming the library, where it is not installed; their ids name the library (``-k rllib``
 selects the RLlib block, which runs in RLlib's own venv: ``make test``)."""
 from __future__ import annotations
@@ -13,8 +13,7 @@ import sys
 
 import pytest
 
-from common import ROOT
-README = ROOT / "README.md"
+from common import DOC_FILES, ROOT
 
 #: top-level import name -> the library's name in ids and skip reasons
 LIBRARIES = {"sb3_contrib": "sb3", "stable_baselines3": "sb3", "tianshou": "tianshou", "torchrl": "torchrl",
@@ -37,12 +36,13 @@ EXPECTED = [
 ]
 
 
-def blocks() -> list[tuple[int, str]]:
-    """(line number, code) of every ```python block."""
-    text = README.read_text()
+def blocks() -> list[tuple[str, str]]:
+    """(where: file:line, code) of every ```python block of README.md and the docs pages."""
     out = []
-    for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
-        out.append((text.count("\n", 0, m.start()) + 2, m.group(1)))
+    for path in DOC_FILES:
+        text = path.read_text()
+        for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
+            out.append((f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 2}", m.group(1)))
     return out
 
 
@@ -63,7 +63,8 @@ def params():
         libs = libraries(code)
         tag = "-".join(sorted({LIBRARIES[n] for n in libs})) or "core"
         marks = [pytest.mark.integration] if libs else []
-        out.append(pytest.param(line, code, libs, id=f"line{line}-{tag}", marks=marks))
+        name = line.replace("/", "-").replace(".md:", "-line")
+        out.append(pytest.param(line, code, libs, id=f"{name}-{tag}", marks=marks))
     return out
 
 
@@ -82,16 +83,16 @@ def test_readme_has_blocks_and_every_expectation_finds_its_block():
 def test_readme_block_runs_as_pasted(line, code, libs, tmp_path):
     for name in libs:
         if importlib.util.find_spec(name) is None:
-            pytest.skip(f"README block at line {line} needs {LIBRARIES[name]} ({name} is not installed)")
-    path = tmp_path / f"readme_line{line}.py"
+            pytest.skip(f"block at {line} needs {LIBRARIES[name]} ({name} is not installed)")
+    path = tmp_path / "block.py"
     path.write_text(code)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     try:
         p = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=600 if libs else 180)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"README block at line {line} did not finish in time")
-    assert p.returncode == 0, f"README block at line {line} failed:\n{p.stderr[-3000:]}"
+        pytest.fail(f"block at {line} did not finish in time")
+    assert p.returncode == 0, f"block at {line} failed:\n{p.stderr[-3000:]}"
     for pattern in expected(code):
         rx = ".*?".join(re.escape(part) for part in pattern.split("..."))
-        assert re.search(rx, p.stdout), f"README block at line {line}: expected {pattern!r} in its output:\n{p.stdout}"
+        assert re.search(rx, p.stdout), f"block at {line}: expected {pattern!r} in its output:\n{p.stdout}"
