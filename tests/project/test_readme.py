@@ -25,6 +25,7 @@ EXPECTED = [
     ("scores[agent] = scores.get(agent, 0) + reward", ["{'player_0': -12.0, 'player_1': 6.0, 'player_2': 6.0}"]),
     ("g = Game.from_deal(", ["MoveInfo(id=514, type=<MoveType.AIRPLANE_SINGLES: 9>, length=2, rank=0, "
                              "cards='33344456')", "['pass', '5555', 'BR']", "0 [ 24 -12 -12]"]),
+    ("deals = env.unwrapped.sample_deals(seat, 1000", ["1000 1 True"]),
     ("vec = VectorDouDizhu(1024, seed=0)", ["(1024, 29, 4, 15) True"]),
     ("class MostCards(BatchAgent):", ["most-cards vs random: +3.35 per hand [+2.65, +4.05]"]),
     ("record.save(rec, \"hand.json\")", ["True"]),
