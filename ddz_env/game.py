@@ -306,7 +306,7 @@ class Game:
         self.last_mover = -1
 
     def _play(self, s: int, m: int) -> None:
-        """One play (R8, R17). Declared twin of ``VectorDouDizhu._play`` (the same rules over B hands)."""
+        """One play (R8, R17). Declared twin of ``transitions.play`` (the same rules over B hands)."""
         nxt = (s + 1) % NUM_SEATS
         self.plays.append((s, m))
         if m == PASS:

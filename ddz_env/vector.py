@@ -71,36 +71,23 @@ from typing import Any
 
 import numpy as np
 
-from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, NUM_CHOICES, action_to_string
+from .actions import NUM_ACTIONS, action_to_string
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
-from .legal import legal_ids_batch, response_ids_batch
-from .moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
 from .batch import OPTIONAL, BatchState
-from .observation import HISTORY, observe_batch
+from .observation import observe_batch
 from .rules import (
-    ROLE_OF, Deal, Phase, Rules, as_seat, bid_outcome, check_deals, check_hands_arg, default_actions, doubling_order,
-    legal_choices, next_first_bidder, redouble_allowed,
+    ROLE_OF, Deal, Phase, Rules, as_seat, check_deals, check_hands_arg, default_actions, next_first_bidder,
 )
-from .rules import rewards as hand_rewards
-from .scoring import finish_hand
+from . import transitions as T
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
                                            int(Phase.PLAY), int(Phase.OVER))
 # deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
 _DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
-_IS_BOMB = IS_BOMB.astype(np.int64)
-_IS_ROCKET = IS_ROCKET.astype(np.int64)
-_IS_BOMBISH = IS_BOMB | IS_ROCKET
-_NCARDS = MOVE_NCARDS.astype(np.int64)
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
 #: the state's arrays, read through the env (``env.hands``) by callers that predate ddz_env.batch
 _STATE_NAMES = frozenset(BatchState.__dataclass_fields__)
-#: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
-_SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
-            ("bid", "bid", 1, 0), ("first_bidder", "first_bidder", 1, -1), ("bombs", "seat_bombs", 3, 0),
-            ("rockets", "seat_rockets", 3, 0), ("plays", "plays", 1, 0))
-_SUMMARY_BLANK = np.concatenate([np.full(w, blank, np.int64) for _, _, w, blank in _SUMMARY])
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -157,7 +144,7 @@ class VectorDouDizhu:
         self.state = st = BatchState.empty(B)
         self._rngs: list[np.random.Generator] = []
         self._rows = self._ids = self._starts = None
-        self._summary_blank = np.ascontiguousarray(np.broadcast_to(_SUMMARY_BLANK, (B, _SUMMARY_BLANK.size)))
+        self._summary_blank = np.ascontiguousarray(np.broadcast_to(T.SUMMARY_BLANK, (B, T.SUMMARY_BLANK.size)))
         self._seed(seed)
         self._deal(st.b)
         self._refresh_legal()
@@ -216,7 +203,7 @@ class VectorDouDizhu:
         self.state.start_hands(slots, hands, bottom, fb)
         if not self.rules.bidding:  # the drawn first bidder is landlord at bid 1 (as Game)
             self.state.bid[slots] = 1
-            self._make_landlord(slots, fb if lords is None else lords)
+            T.make_landlord(self.state, slots, fb if lords is None else lords, self.rules.doubling)
 
     def deal_of(self, b: int) -> Deal:
         """The :class:`~ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
@@ -402,21 +389,21 @@ class VectorDouDizhu:
             bid_i = dbl_i = red_i = None
         # the phase index sets are fixed before any change: a hand moves at most one step
         if play.size:
-            self._play(play, a[play] if play.size < B else a, winner)
+            T.play(st, play, a[play] if play.size < B else a, winner)
         if bid_i is not None:
             if bid_i.size:
-                self._bid(bid_i, a[bid_i], void)
+                T.bid(st, bid_i, a[bid_i], void, self.rules.doubling)
             if dbl_i.size:
-                self._double(dbl_i, a[dbl_i])
+                T.double(st, dbl_i, a[dbl_i])
             if red_i.size:
-                st.redouble_choice[red_i] = a[red_i] - NO_REDOUBLE
-                self._start_play(red_i)
+                T.redouble(st, red_i, a[red_i])
 
         won = (winner >= 0).nonzero()[0]
         done[won] = True
         done |= void
         ended = done.nonzero()[0]
-        rewards, info = self._finish_hands(ended, won, winner, void)
+        rewards, info = T.finish_hands(st, ended, won, winner, void, self.reward_kind, self.reward_scale,
+                                       self._summary_blank)
         if ended.size:
             st.void[ended] = void[ended]
             vi = void.nonzero()[0]
@@ -426,182 +413,9 @@ class VectorDouDizhu:
         self._refresh_legal()
         return self._obs_dict(observe), rewards, done, info
 
-    def _finish_hands(self, ended: np.ndarray, won: np.ndarray, winner: np.ndarray,
-                      void: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-        """``step``'s rewards and ``info`` (the summary) of the hands ``ended`` (``won``: those a seat went
-        out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
-        are dealt afresh."""
-        st = self.state
-        B = self.num_envs
-        rewards = np.zeros((B, 3), np.float32)
-        final = np.zeros((B, 3), np.int64)
-        landlord = np.full(B, -1, np.int64)
-        spring_out = np.zeros(B, bool)
-        anti_out = np.zeros(B, bool)
-        if won.size:
-            lord = st.landlord[won]
-            w = winner[won]
-            _, spring, anti, scores = finish_hand(w, lord, st.moves_made[won], st.bid[won],
-                                                  st.double_choice[won] == 1, st.redouble_choice[won] == 1,
-                                                  st.bombs[won], st.rockets[won])
-            final[won] = scores
-            landlord[won] = lord
-            spring_out[won] = spring
-            anti_out[won] = anti
-            rewards[won] = hand_rewards(scores, w, lord, self.reward_kind, self.reward_scale)
-        info: dict[str, Any] = {"final_scores": final, "void": void, "winner": winner, "landlord": landlord,
-                                "spring": spring_out, "anti_spring": anti_out}
-        block = self._summary_blank.copy()  # the eight summary arrays: one block (a copy beats a fill)
-        if ended.size:
-            block[ended] = np.concatenate([getattr(st, name)[ended].reshape(ended.size, width)
-                                           for _, name, width, _ in _SUMMARY], axis=1)
-        col = 0
-        for key, _, width, _ in _SUMMARY:
-            info[key] = block[:, col] if width == 1 else block[:, col:col + width]
-            col += width
-        return rewards, info
-
-    # ------------------------------------------------------------------ transitions (one per phase)
-    def _bid(self, idx: np.ndarray, a: np.ndarray, void: np.ndarray) -> None:
-        st = self.state
-        s = st.current_player[idx]
-        v = a - BID_PASS
-        st.bids[idx, s] = v
-        bid, ended, all_passed, lords = bid_outcome(st.bids[idx], v, st.bid[idx])  # R3, R4
-        st.bid[idx] = bid
-        st.current_player[idx] = np.where(ended, -1, (s + 1) % NUM_SEATS)
-        vi = idx[all_passed]
-        if vi.size:  # void hand (R4)
-            void[vi] = True
-            st.phase[vi] = _OVER
-        made = ended & ~all_passed
-        if made.any():
-            self._make_landlord(idx[made], lords[made])
-
-    def _make_landlord(self, idx: np.ndarray, seats: np.ndarray) -> None:
-        st = self.state
-        st.landlord[idx] = seats
-        if self.rules.doubling:
-            st.phase[idx] = _DOUBLE
-            st.current_player[idx] = doubling_order(seats)[0]  # R5
-        else:
-            self._start_play(idx)
-
-    def _double(self, idx: np.ndarray, a: np.ndarray) -> None:
-        st = self.state
-        s = st.current_player[idx]
-        st.double_choice[idx, s] = a - NO_DOUBLE
-        second = doubling_order(st.landlord[idx])[1]
-        both = s == second
-        st.current_player[idx[~both]] = second[~both]
-        if both.any():
-            d = idx[both]
-            st.doubles_revealed[d] = True  # both chosen: revealed together (R5)
-            someone = redouble_allowed(st.double_choice[d])  # R6
-            r = d[someone]
-            st.phase[r] = _REDOUBLE
-            st.current_player[r] = st.landlord[r]
-            self._start_play(d[~someone])
-
-    def _start_play(self, idx: np.ndarray) -> None:
-        st = self.state
-        if idx.size == 0:
-            return
-        lord = st.landlord[idx]
-        st.hands[idx, lord] += st.bottom[idx]  # R7
-        st.n_cards[idx, lord] += 3
-        st.bottom_revealed[idx] = True
-        st.phase[idx] = _PLAY
-        st.current_player[idx] = lord
-        st.last_move[idx] = PASS
-        st.last_mover[idx] = -1
-
-    def _play(self, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> None:
-        """Every play-phase hand at once: a pass is the move of no cards, so one update serves both (R8, R17).
-        Declared twin of ``Game._play`` (the same rules, one hand at a time)."""
-        st = self.state
-        s = st.current_player[idx]
-        flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
-        cards = MOVE_COUNTS.take(m, axis=0)
-        st.hands2[flat] -= cards
-        st.played2[flat] += cards
-        st.played_total[idx] += cards
-        n_cards = st.n_cards1
-        left = n_cards[flat] - _NCARDS[m]
-        n_cards[flat] = left
-        # history ring (plays of the play phase, passes included, as Game.plays)
-        head = st.hist_head[idx]
-        ring = idx * HISTORY + head
-        st.hist_moves1[ring] = m
-        st.hist_seats1[ring] = s
-        head += 1
-        head[head == HISTORY] = 0
-        st.hist_head[idx] = head
-        is_pass = m == PASS
-        moved = ~is_pass
-        st.moves_made1[flat] += moved
-        big = _IS_BOMBISH[m]
-        if big.any():  # (rare: most steps play no bomb)
-            k = big.nonzero()[0]
-            bm, rk = _IS_BOMB[m[k]], _IS_ROCKET[m[k]]
-            st.bombs[idx[k]] += bm
-            st.rockets[idx[k]] += rk
-            st.seat_bombs1[flat[k]] += bm
-            st.seat_rockets1[flat[k]] += rk
-        passes = np.where(is_pass, st.passes[idx] + 1, 0)
-        lead_again = passes == 2  # two passes: the last player to play leads again (R8)
-        passes[lead_again] = 0
-        st.passes[idx] = passes
-        st.last_move[idx] = np.where(moved, m, np.where(lead_again, PASS, st.last_move[idx]))
-        st.last_mover[idx] = np.where(moved, s, st.last_mover[idx])
-        out = left == 0  # R17
-        nxt = s + 1
-        nxt[nxt == NUM_SEATS] = 0
-        nxt[out] = -1
-        st.current_player[idx] = nxt
-        if out.any():
-            f = idx[out]
-            winner[f] = s[out]
-            st.phase[f] = _OVER
-
-    # ------------------------------------------------------------------ legality
+    # ------------------------------------------------------------------ transitions (ddz_env.transitions)
     def _refresh_legal(self) -> None:
-        """Compact legal sets of every hand (sorted by row, then id) for the seat to act."""
-        st = self.state
-        B = self.num_envs
-        phase = st.phase
-        cur = st.current_player
-        is_play = phase == _PLAY
-        lead = (is_play & (st.last_move == PASS)).nonzero()[0]
-        resp = (st.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
-        parts = []
-        if lead.size:
-            lead_hands = st.hands2[lead * 3 + cur[lead]]
-            parts.append((lead, *legal_ids_batch(lead_hands, st.last_move[lead], validate=False)))
-        if resp.size:
-            parts.append((resp, *response_ids_batch(st.hands2[resp * 3 + cur[resp]], st.last_move[resp])))
-        counts = np.zeros(B, np.int64)
-        for gidx, prow, _ in parts:
-            counts[gidx] = np.bincount(prow, minlength=gidx.size)
-        other = (~is_play).nonzero()[0]
-        if other.size:  # bids, doubles, redoubles (R3, R5, R6): the legal cells, by hand then id
-            row, col = np.divmod(np.flatnonzero(legal_choices(phase[other], st.bid[other])), NUM_CHOICES)
-            counts[other] = np.bincount(row, minlength=other.size)
-        starts = np.zeros(B + 1, np.int64)
-        counts.cumsum(out=starts[1:])
-        ids = np.empty(int(starts[-1]), np.int64)
-        rows = st.b.repeat(counts)
-        for gidx, _prow, pids in parts:
-            sub = counts[gidx]
-            # entry j of part row i goes to starts[gidx[i]] + (j - first entry of row i in the part)
-            ids[np.arange(pids.size) + (starts[gidx] - (sub.cumsum() - sub)).repeat(sub)] = pids
-        if other.size:
-            c = counts[other]
-            offset = np.arange(col.size) - (c.cumsum() - c).repeat(c)
-            ids[starts[other].repeat(c) + offset] = FIRST_CHOICE + col
-        for x in (rows, ids, starts):
-            x.flags.writeable = False
-        self._rows, self._ids, self._starts = rows, ids, starts
+        self._rows, self._ids, self._starts = T.legal_sets(self.state)
 
     def _validate(self, a: np.ndarray) -> None:
         st = self.state
