@@ -24,6 +24,7 @@ import logging
 import os
 import tempfile
 
+import numpy as np
 import torch
 
 
@@ -36,6 +37,7 @@ def build(opponent: str = "random", num_envs: int = 4, lr: float = 1e-2, hidden:
     from agents.integrations.tianshou_nets import make_ppo, seat_env
 
     torch.manual_seed(seed)
+    np.random.seed(seed)  # (Tianshou shuffles its minibatches with numpy's global generator)
     env_fn = env_fn or (lambda: seat_env(opponent, reward_scale=0.05))
     envs = DummyVectorEnv([env_fn for _ in range(num_envs)])
     envs.seed(seed)
