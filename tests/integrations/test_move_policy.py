@@ -226,3 +226,25 @@ def test_a_library_export_is_seated_by_the_league_the_terminal_and_the_web_page(
         assert status == 200 and r["positions"][-1]["over"]
     finally:
         s.stop()
+
+
+MARL_RESULTS = ROOT / "benchmarks" / "results" / "marl"
+
+
+@pytest.mark.parametrize("name", ["sb3", "torchrl", "tianshou", "rllib"])
+def test_the_benchmarks_committed_policies_load_and_play_as_their_rows_say(name, torch1):
+    """Each library learner's policy from bench_marl_learning.py is committed in the export format: it loads
+    through agents.load as that library's, and results.json's row names its file and its training."""
+    import json
+
+    import agents
+    from agents.evaluation.protocols import evaluate
+
+    path = MARL_RESULTS / f"{name}.pt"
+    agent = agents.load(str(path))
+    assert agent.name == f"movescore:{name}"
+    rows = {r["name"]: r for r in json.loads((MARL_RESULTS / "results.json").read_text())["rows"]}
+    assert rows[name]["policy"] == f"benchmarks/results/marl/{name}.pt"
+    assert agent.steps == rows[name]["steps"]
+    out = evaluate(str(path), "rule", deals=2, seed=11)
+    assert out["A"]["seat_hands"] == 2 * 9 and np.isfinite(out["A"]["mean_score"])
