@@ -36,7 +36,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import OBS_SHAPE, read_status
+from ddz_env.observation import OBS_SHAPE
+from ddz_env.readers import read_status
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class Decisions:
 
 
 def public_facts(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(phase, role) of (N, 29, 4, 15) planes, read from the status plane (``observation.read_status``;
+    """(phase, role) of (N, 29, 4, 15) planes, read from the status plane (``readers.read_status``;
     role -1 while bidding)."""
     status = read_status(planes)
     return status.phase, status.role

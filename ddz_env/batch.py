@@ -1,4 +1,5 @@
-"""The state of B hands of Dou Dizhu as one record of arrays (B leading), what the batched env steps.
+"""The state of B hands of Dou Dizhu as one record of arrays (B leading), what the batched env steps,
+and the deals that go into it (:func:`dealt_counts`, :func:`deal_arrays`, :func:`checked_deals`).
 
 :class:`BatchState` is the state of ``VectorDouDizhu`` (``ddz_env.vector``) and what
 ``observation.observe_batch`` reads: every array below, one row per hand ("slot"). Flat views of
@@ -42,13 +43,15 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .cards import HAND_SIZE, NUM_RANKS, NUM_SEATS
+from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, check_integral
 from .moves import MOVE_COUNTS, PASS
-from .observation import (EMPTY_SLOT, HISTORY, OBS_SHAPE, read_bids, read_cards, read_cards_left, read_doubling,
-                          read_history_seats, read_status)
-from .rules import Phase
+from .observation import EMPTY_SLOT, HISTORY, OBS_SHAPE
+from .readers import read_bids, read_cards, read_cards_left, read_doubling, read_history_seats, read_status
+from .rules import Deal, Phase, Rules, check_deals
 
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
+# deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
+_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
 #: a card multiset -> its move id (each multiset is exactly one move of the table; ``load_view`` reads moves back)
 _MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
 #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
@@ -119,6 +122,33 @@ class BatchState:
     def arrays(self) -> dict[str, np.ndarray]:
         """The saved arrays by name (the state dict's ``"arrays"``; the flat views are not among them)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def checked_arrays(self, arrays: dict) -> dict[str, np.ndarray]:
+        """``arrays`` (a state dict's, numpy or anything ``np.asarray`` reads) checked against these: the
+        same names (those of ``OPTIONAL`` may be missing) and shapes; ``ValueError`` naming the first
+        mismatch. Nothing is changed (:meth:`assign` puts them in)."""
+        mine = self.arrays()
+        missing = sorted(set(mine) - set(arrays) - OPTIONAL)
+        extra = sorted(set(arrays) - set(mine))
+        if missing or extra:
+            raise ValueError(f"load_state_dict: state arrays differ: missing {missing}, unknown {extra}")
+        new = {}
+        for k, v in arrays.items():
+            a = np.asarray(v)
+            if a.shape != mine[k].shape:
+                raise ValueError(f"load_state_dict: {k!r} has shape {a.shape}, this env {mine[k].shape} "
+                                 f"(num_envs {self.size})")
+            new[k] = a
+        return new
+
+    def assign(self, arrays: dict[str, np.ndarray]) -> None:
+        """Copy :meth:`checked_arrays`' result into these arrays, in place (the flat views stay valid); an
+        optional array missing from it is zeroed (``slot_seeds`` kept)."""
+        mine = self.arrays()
+        for k in OPTIONAL - set(arrays) - {"slot_seeds"}:
+            mine[k][...] = 0
+        for k, a in arrays.items():
+            mine[k][...] = a
 
     def start_hands(self, slots: np.ndarray, hands: np.ndarray, bottom: np.ndarray, fb: np.ndarray) -> None:
         """Fresh hands (K, 3, 15) + bottoms (K, 15) with first bidders (K,) in ``slots``, at the first bid."""
@@ -275,3 +305,58 @@ class BatchState:
 
 
 __all__ = ["BatchState", "OPTIONAL"]
+
+
+# ---------------------------------------------------------------------------------------------- deals in
+def dealt_counts(perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The hands (K, 3, 15) and bottoms (K, 15) of K shuffled decks (K, 54) of card ids, split as
+    ``cards.deal`` splits one (17 cards a seat in deck order, the last 3 the bottom)."""
+    K = perms.shape[0]
+    key = (np.arange(K)[:, None] * 4 + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
+    counts = np.bincount(key.ravel(), minlength=K * 4 * NUM_RANKS).reshape(K, 4, NUM_RANKS).astype(np.int8)
+    return counts[:, :3], counts[:, 3]
+
+
+def deal_arrays(deals, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """K :class:`~ddz_env.rules.Deal` values (or what ``Deal.of`` reads) as arrays: hands (K, 3, 15),
+    bottoms (K, 15), first bidders (K,) and, where a deal names one (bidding off only), the landlords
+    (K,; None when none does). ``ValueError`` for a landlord given under bidding rules."""
+    deals = [Deal.of(d) for d in deals]
+    given = [k for k, d in enumerate(deals) if d.landlord is not None]
+    if given and rules.bidding:
+        raise ValueError(f"load_deals: deal {given[0]} names landlord {deals[given[0]].landlord}; a landlord "
+                         f"is given only when bidding is off (rules {rules.name!r})")
+    hands = np.stack([d.hands for d in deals]) if deals else np.zeros((0, 3, NUM_RANKS), np.int8)
+    bottoms = np.stack([d.bottom for d in deals]) if deals else np.zeros((0, NUM_RANKS), np.int8)
+    first_bidders = np.array([d.first_bidder for d in deals], np.int64)
+    lords = (np.array([d.first_bidder if d.landlord is None else d.landlord for d in deals], np.int64)
+             if given else None)
+    return hands, bottoms, first_bidders, lords
+
+
+def checked_deals(slots, hands, bottoms, first_bidders, num_envs: int):
+    """``(slots, hands, bottoms, first_bidders)`` as int64 (K,), int8 (K, 3, 15), int8 (K, 15), int64 (K,),
+    checked for ``load_deals``: distinct slots in ``[0, num_envs)``, whole card counts that make full
+    deals (R1, R2), seats 0..2. ``TypeError`` / ``ValueError`` naming the first bad entry."""
+    slots = np.asarray(slots).reshape(-1)
+    fb = np.asarray(first_bidders).reshape(-1)
+    for name, x in (("slots", slots), ("first_bidders", fb)):
+        if x.size and x.dtype.kind not in "iu":  # 1.7 is no slot, 1.5 no seat: never truncated
+            raise TypeError(f"load_deals: {name} must be integers, got {x.tolist()!r} (dtype {x.dtype})")
+    slots = slots.astype(np.int64, copy=False)
+    fb = fb.astype(np.int64, copy=False)
+    K = slots.size
+    h = np.asarray(hands)
+    bt = np.asarray(bottoms)
+    if h.shape != (K, 3, NUM_RANKS) or bt.shape != (K, NUM_RANKS) or fb.shape != (K,):
+        raise ValueError(f"load_deals: expected hands (K, 3, 15), bottoms (K, 15) and first_bidders (K,) "
+                         f"for K = {K} slots, got {h.shape}, {bt.shape}, {fb.shape}")
+    if K and (slots.min() < 0 or slots.max() >= num_envs or np.unique(slots).size != K):
+        raise ValueError(f"load_deals: slots must be distinct indices in [0, {num_envs}), got {slots}")
+    check_integral(h, "load_deals: hands")
+    check_integral(bt, "load_deals: bottoms")
+    check_deals(h, bt, "load_deals: ")  # R1, R2
+    bad = (fb < 0) | (fb > 2)
+    if bad.any():
+        raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")
+    return slots, h.astype(np.int8), bt.astype(np.int8), fb

@@ -67,10 +67,8 @@ import numpy as np
 from .actions import NO_DOUBLE
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
 from .moves import FOUR_KICKER_RANKS, FOUR_WITH_TWO, MOVE_COUNTS, MOVE_TYPE
-from .observation import (
-    HIDDEN, HISTORY, OBS_SHAPE, read_cards, read_cards_left, read_history_seats, read_status,
-    seat_history as known_history,
-)
+from .observation import HIDDEN, HISTORY, OBS_SHAPE, seat_history as known_history
+from .readers import read_cards, read_cards_left, read_history_seats, read_status
 from .game import Game
 from .rules import Deal, Phase, as_seat
 

@@ -15,9 +15,8 @@ AEC env's doc page and the docs' table are all made from (or checked against) it
 
 What a seat may know (R5, R21) is decided here, for both engines: :func:`observe_game` (one
 :class:`~ddz_env.game.Game`) and :func:`observe_batch` (the B hands of a ``VectorDouDizhu``) build
-the observer-relative public view, :func:`encode` writes the planes. The readers invert the
-planes through the layout: :func:`read_cards`, :func:`read_cards_left`, :func:`read_bids`,
-:func:`read_doubling` and :func:`read_status`; agents read planes only through them.
+the observer-relative public view, :func:`encode` writes the planes. :mod:`ddz_env.readers` inverts
+them through the layout; agents read planes only through it.
 """
 from __future__ import annotations
 
@@ -420,76 +419,6 @@ def _observe_into(st, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
     encode(view, to_beat_move=last, hist_moves=hm, out=out)
 
 
-# ---------------------------------------------------------------------------------------------- readers
-_CARD_CHANNELS = ("hand", "unseen", "bottom", "played", "to_beat", "history")
-
-
-def _one_hot_index(rows: np.ndarray) -> np.ndarray:
-    """(...,) int64: the lit cell of each one-hot row (..., n), -1 where none is lit."""
-    lit = rows.any(axis=-1)
-    return np.where(lit, rows.argmax(axis=-1), -1).astype(np.int64)
-
-
-def read_cards(planes: np.ndarray, name: str = "hand") -> np.ndarray:
-    """Counts of a card run of ``(..., 29, 4, 15)`` planes (the inverse of its thermometer planes):
-    ``(..., 15)`` int8 for a one-channel run (``hand``, ``unseen``, ``bottom``, ``to_beat``),
-    ``(..., count, 15)`` for ``played`` (relative seats) and ``history`` (most recent first)."""
-    if name not in _CARD_CHANNELS:
-        raise ValueError(f"read_cards: {name!r} is no card channel; card channels: {', '.join(_CARD_CHANNELS)}")
-    ch = LAYOUT_BY_NAME[name]
-    counts = ch.of(planes).sum(axis=-2, dtype=np.int8)
-    return counts[..., 0, :] if ch.count == 1 else counts
-
-
-def read_cards_left(planes: np.ndarray) -> np.ndarray:
-    """(..., 3) int64: the cards held by relative seat 0, 1, 2 (the ``cards_left`` channels)."""
-    ch = LAYOUT_BY_NAME["cards_left"]
-    cells = ch.of(planes)
-    return cells.reshape(cells.shape[:-2] + (4 * NUM_RANKS,)).argmax(axis=-1).astype(np.int64)
-
-
-def read_bids(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(bids (..., 3), first_bidder (...,))`` int64 of the ``bids`` channel: each relative seat's bid
-    (-1 not yet, 0 pass, 1..3) and the relative seat that bid first."""
-    p = LAYOUT_BY_NAME["bids"].of(planes)[..., 0, :, :]
-    return _one_hot_index(p[..., :3, :4]), _one_hot_index(p[..., 3, :3])
-
-
-def read_doubling(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(doubling (..., 3), redouble (...,))`` int64 of the ``doubling`` channel, as the observer may
-    know them (R5): each relative seat's choice (-1 unknown or not asked, 0 no, 1 double) and the
-    landlord's (-1 not asked or not yet, 0 no, 1 redouble)."""
-    p = LAYOUT_BY_NAME["doubling"].of(planes)[..., 0, :, :]
-    return _one_hot_index(p[..., :3, :2]), _one_hot_index(p[..., 3, :2])
-
-
-def read_history_seats(planes: np.ndarray) -> np.ndarray:
-    """(..., HISTORY) int64 of the ``history_seats`` channel: the relative seat of each history slot (0 the
-    most recent; -1 an empty slot). Whether a slot is a pass is its empty ``history`` plane."""
-    p = LAYOUT_BY_NAME["history_seats"].of(planes)[..., 0, :, :]
-    return _one_hot_index(np.swapaxes(p[..., :NUM_SEATS, :HISTORY], -1, -2))
-
-
-class Status(NamedTuple):
-    """The ``status`` channel read back (:func:`read_status`), every field (...,) int64 or bool."""
-
-    phase: Any  # Phase
-    role: Any  # the observer's Role, -1 before the landlord is known
-    beat_seat: Any  # relative seat that played the move to beat, -1 when leading (and outside play)
-    bombs: Any  # bombs played, capped at 13
-    rocket: Any  # bool: the rocket was played
-
-
-def read_status(planes: np.ndarray) -> Status:
-    """The inverse of the status plane of ``(..., 29, 4, 15)`` planes: phase, own role, the seat of the
-    move to beat, bombs (0..13) and the rocket (see :data:`LAYOUT`, channel ``status``)."""
-    p = LAYOUT_BY_NAME["status"].of(planes)[..., 0, :, :]
-    return Status(phase=p[..., 0, :len(Phase)].argmax(axis=-1).astype(np.int64),
-                  role=_one_hot_index(p[..., 1, :NUM_SEATS]), beat_seat=_one_hot_index(p[..., 2, :NUM_SEATS]),
-                  bombs=p[..., 3, :14].argmax(axis=-1).astype(np.int64), rocket=p[..., 3, 14] > 0)
-
-
 __all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
-           "observe_batch", "decode_cards", "read_cards", "read_cards_left", "read_bids", "read_doubling", "read_status",
-           "read_history_seats", "EMPTY_SLOT", "public_history", "seat_history", "known_doubles", "HIDDEN",
-           "Status", "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+           "observe_batch", "decode_cards", "EMPTY_SLOT", "public_history", "seat_history", "known_doubles", "HIDDEN",
+           "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

@@ -72,18 +72,16 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS, action_to_string
-from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, as_counts, as_id, check_integral, shuffle_deck
-from .batch import OPTIONAL, BatchState
+from .cards import DECK_SIZE, NUM_SEATS, as_counts, as_id, shuffle_deck
+from .batch import BatchState, checked_deals, deal_arrays, dealt_counts
 from .observation import observe_batch
 from .rules import (
-    ROLE_OF, Deal, Phase, Rules, as_seat, check_deals, check_hands_arg, default_actions, next_first_bidder,
+    ROLE_OF, Deal, Phase, Rules, as_seat, check_hands_arg, default_actions, next_first_bidder,
 )
 from . import transitions as T
 
 _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE),
                                            int(Phase.PLAY), int(Phase.OVER))
-# deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
-_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
 #: the state's arrays, read through the env (``env.hands``) by callers that predate ddz_env.batch
@@ -189,12 +187,11 @@ class VectorDouDizhu:
             rng = rngs[b]
             perms[j] = shuffle_deck(rng)  # cards.deal's shuffle
             drawn[j] = rng.integers(NUM_SEATS)  # always drawn, as the AEC env does
-        key = (np.arange(K)[:, None] * 4 + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
-        counts = np.bincount(key.ravel(), minlength=K * 4 * NUM_RANKS).reshape(K, 4, NUM_RANKS).astype(np.int8)
+        hands, bottoms = dealt_counts(perms)
         nfb = st._next_first_bidder[slots]
         fb = np.where(nfb >= 0, nfb, drawn)
         st._next_first_bidder[slots] = -1
-        self._start_hands(slots, counts[:, :3], counts[:, 3], fb)
+        self._start_hands(slots, hands, bottoms, fb)
 
     def _start_hands(self, slots: np.ndarray, hands: np.ndarray, bottom: np.ndarray, fb: np.ndarray,
                      lords: np.ndarray | None = None) -> None:
@@ -236,46 +233,16 @@ class VectorDouDizhu:
         bottoms (K, 15), first_bidders (K,))`` (with bidding off the first bidders are the landlords).
         No generator draw; no observation is built (call ``observe()``). ``ValueError`` naming the
         first bad entry, nothing changed."""
-        st = self.state
         lords = None
         if bottoms is None and first_bidders is None:
-            deals = [Deal.of(d) for d in hands]
-            given = [k for k, d in enumerate(deals) if d.landlord is not None]
-            if given and self.rules.bidding:
-                raise ValueError(f"load_deals: deal {given[0]} names landlord {deals[given[0]].landlord}; a landlord "
-                                 f"is given only when bidding is off (rules {self.rules.name!r})")
-            hands = np.stack([d.hands for d in deals]) if deals else np.zeros((0, 3, NUM_RANKS), np.int8)
-            bottoms = np.stack([d.bottom for d in deals]) if deals else np.zeros((0, NUM_RANKS), np.int8)
-            first_bidders = np.array([d.first_bidder for d in deals], np.int64)
-            if given:
-                lords = np.array([d.first_bidder if d.landlord is None else d.landlord for d in deals], np.int64)
+            hands, bottoms, first_bidders, lords = deal_arrays(hands, self.rules)
         elif bottoms is None or first_bidders is None:
             raise TypeError("load_deals takes (slots, deals) or (slots, hands, bottoms, first_bidders)")
-        slots = np.asarray(slots).reshape(-1)
-        fb = np.asarray(first_bidders).reshape(-1)
-        for name, x in (("slots", slots), ("first_bidders", fb)):
-            if x.size and x.dtype.kind not in "iu":  # 1.7 is no slot, 1.5 no seat: never truncated
-                raise TypeError(f"load_deals: {name} must be integers, got {x.tolist()!r} (dtype {x.dtype})")
-        slots = slots.astype(np.int64, copy=False)
-        fb = fb.astype(np.int64, copy=False)
-        K = slots.size
-        h = np.asarray(hands)
-        bt = np.asarray(bottoms)
-        if h.shape != (K, 3, NUM_RANKS) or bt.shape != (K, NUM_RANKS) or fb.shape != (K,):
-            raise ValueError(f"load_deals: expected hands (K, 3, 15), bottoms (K, 15) and first_bidders (K,) "
-                             f"for K = {K} slots, got {h.shape}, {bt.shape}, {fb.shape}")
-        if K and (slots.min() < 0 or slots.max() >= self.num_envs or np.unique(slots).size != K):
-            raise ValueError(f"load_deals: slots must be distinct indices in [0, {self.num_envs}), got {slots}")
-        check_integral(h, "load_deals: hands")
-        check_integral(bt, "load_deals: bottoms")
-        check_deals(h, bt, "load_deals: ")  # R1, R2
-        bad = (fb < 0) | (fb > 2)
-        if bad.any():
-            raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")
-        if K == 0:
+        slots, h, bt, fb = checked_deals(slots, hands, bottoms, first_bidders, self.num_envs)
+        if slots.size == 0:
             return
-        st.hand_count[slots] -= 1  # the replaced hands do not count
-        self._start_hands(slots, h.astype(np.int8), bt.astype(np.int8), fb, lords)
+        self.state.hand_count[slots] -= 1  # the replaced hands do not count
+        self._start_hands(slots, h, bt, fb, lords)
         self._refresh_legal()
 
     def load_view(self, slots, planes, hands, bottoms) -> None:
@@ -293,14 +260,11 @@ class VectorDouDizhu:
         return _ROLE.take(st.current_player * 4 + 1 + st.landlord).astype(np.int64)
 
     # ------------------------------------------------------------------ state (checkpoints)
-    def _state_arrays(self) -> dict[str, np.ndarray]:
-        return self.state.arrays()
-
     def state_dict(self) -> dict:
         """Everything needed to continue these hands exactly: ``{"arrays": {name: array copy},
         "rngs": [generator states], "fresh": bool}`` (numpy and plain containers; a trainer
         converts the arrays to what its checkpoint format holds)."""
-        return {"arrays": {k: v.copy() for k, v in self._state_arrays().items()},
+        return {"arrays": {k: v.copy() for k, v in self.state.arrays().items()},
                 "rngs": [r.bit_generator.state for r in self._rngs], "fresh": bool(self._fresh)}
 
     def load_state_dict(self, state: dict) -> None:
@@ -311,24 +275,10 @@ class VectorDouDizhu:
             arrays, rngs, fresh = state["arrays"], state["rngs"], state["fresh"]
         except (TypeError, KeyError) as e:
             raise ValueError(f"load_state_dict: not a VectorDouDizhu state (missing {e})") from None
-        mine = self._state_arrays()
-        missing = sorted(set(mine) - set(arrays) - OPTIONAL)
-        extra = sorted(set(arrays) - set(mine))
-        if missing or extra:
-            raise ValueError(f"load_state_dict: state arrays differ: missing {missing}, unknown {extra}")
-        new = {}
-        for k, v in arrays.items():
-            a = np.asarray(v)
-            if a.shape != mine[k].shape:
-                raise ValueError(f"load_state_dict: {k!r} has shape {a.shape}, this env {mine[k].shape} "
-                                 f"(num_envs {self.num_envs})")
-            new[k] = a
+        new = self.state.checked_arrays(arrays)
         if len(rngs) != len(self._rngs):
             raise ValueError(f"load_state_dict: {len(rngs)} generator states for {len(self._rngs)} slots")
-        for k in OPTIONAL - set(new) - {"slot_seeds"}:
-            mine[k][...] = 0
-        for k, a in new.items():
-            mine[k][...] = a  # in place: the flat views stay valid
+        self.state.assign(new)
         for r, st in zip(self._rngs, rngs):
             r.bit_generator.state = st
         self._fresh = bool(fresh)

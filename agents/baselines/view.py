@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz_env.cards import MAX_COUNTS
-from ddz_env.observation import LAYOUT_BY_NAME, read_bids, read_cards, read_cards_left, read_status
+from ddz_env.observation import LAYOUT_BY_NAME
+from ddz_env.readers import read_bids, read_cards, read_cards_left, read_status
 from ddz_env.rules import Phase, Role
 
 from .planner import move_of

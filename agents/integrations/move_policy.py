@@ -64,7 +64,7 @@ _PLANE = 60  # cells of one channel (4 x 15)
 def net_of_planes(x: torch.Tensor) -> torch.Tensor:
     """(B,) int64 network of each row of (B, 1740) planes: the seat's role (0 landlord, 1 farmer after it,
     2 farmer before it) in the play phase, :data:`BIDDING_NET` (3) before it. The status plane's phase
-    and role cells as ``ddz_env.observation.read_status`` reads them, in torch."""
+    and role cells as ``ddz_env.readers.read_status`` reads them, in torch."""
     status = x[:, CH_STATUS * _PLANE:(CH_STATUS + 1) * _PLANE].reshape(-1, 4, 15)
     phase = status[:, 0, :len(Phase)].argmax(dim=1)
     role = status[:, 1, :3].argmax(dim=1)

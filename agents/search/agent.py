@@ -35,7 +35,8 @@ import numpy as np
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.beliefs import sample_hidden
 from ddz_env.moves import MOVE_COUNTS, PASS
-from ddz_env.observation import HISTORY, read_bids, read_cards, read_doubling, read_history_seats, read_status
+from ddz_env.observation import HISTORY
+from ddz_env.readers import read_bids, read_cards, read_doubling, read_history_seats, read_status
 from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 

@@ -6,7 +6,8 @@ import numpy as np
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.info import GAME
 from ddz_env.moves import IS_BOMB, IS_ROCKET, MOVE_TYPE, MoveType
-from ddz_env.observation import OBS_SHAPE, read_status
+from ddz_env.observation import OBS_SHAPE
+from ddz_env.readers import read_status
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
 

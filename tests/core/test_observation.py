@@ -596,7 +596,7 @@ def test_readers_invert_the_planes_on_many_random_states(rules):
     """read_status inverts the status plane, and read_cards / read_cards_left / read_bids / read_doubling
     their channels, at every step of random hands for every seat (R5: the doubling as the seat may know it);
     on a batch of planes they give the same as one by one."""
-    from ddz_env.observation import read_bids, read_cards, read_cards_left, read_doubling, read_status
+    from ddz_env.readers import read_bids, read_cards, read_cards_left, read_doubling, read_status
 
     rng = np.random.default_rng(11)
     planes_all, want_phase = [], []
@@ -643,7 +643,8 @@ def test_readers_invert_the_planes_on_many_random_states(rules):
 
 def test_readers_on_the_batched_env_and_flat_cells():
     """The readers read the batched env's planes too; Channels.cells is the run's cells in flat planes."""
-    from ddz_env.observation import LAYOUT_BY_NAME, read_cards, read_status
+    from ddz_env.observation import LAYOUT_BY_NAME
+    from ddz_env.readers import read_cards, read_status
     from ddz_env.vector import VectorDouDizhu
 
     vec = VectorDouDizhu(64, seed=4)

@@ -249,7 +249,8 @@ def test_r3_r5_r6_legal_choices_is_the_one_table_of_the_non_play_sets():
 
 def test_one_role_table_for_game_the_planes_and_the_batched_env():
     from ddz_env.game import Game
-    from ddz_env.observation import observe_game, read_status
+    from ddz_env.observation import observe_game
+    from ddz_env.readers import read_status
     from ddz_env.vector import VectorDouDizhu
 
     assert rules.ROLE_OF.tolist() == [[-1, 0, 2, 1], [-1, 1, 0, 2], [-1, 2, 1, 0]]

@@ -13,7 +13,7 @@ from common import ROOT, needs_torch
 pytestmark = needs_torch
 
 from ddz_env.actions import NUM_ACTIONS  # noqa: E402
-from ddz_env.observation import read_status  # noqa: E402
+from ddz_env.readers import read_status  # noqa: E402
 from ddz_env.vector import VectorDouDizhu  # noqa: E402
 
 

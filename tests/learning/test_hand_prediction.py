@@ -14,7 +14,7 @@ from agents.dmc.model import BIDDING_NET, HIDDEN_CELLS, OBS_CELLS, DMCModel, sam
 from agents.dmc.learner.trainer import learn, make_optimizer, train
 from common import SMOKE
 from ddz_env.cards import MAX_COUNTS
-from ddz_env.observation import read_cards
+from ddz_env.readers import read_cards
 
 TINY = {"num_envs": 16, "batch_size": 128, "total_frames": 1024, "state_layers": [32], "head_layers": [32, 16],
         "num_actors": 0, "eval_every": 0, "hand_prediction": 0.5}
