@@ -72,12 +72,26 @@ class _Value(nn.Module):
         return self.policy.value(obs.reshape((-1,) + OBS_SHAPE)).reshape(lead + (1,))
 
 
+class GumbelMaskedCategorical(MaskedCategorical):
+    """``MaskedCategorical`` that samples by the Gumbel-max trick (the argmax of the masked logits plus
+    Gumbel noise): the same distribution, drawn without ``torch.multinomial``, which over 24,648 categories
+    took 10 ms of a 14 ms collector step of 16 tables (cProfile, one thread; Gumbel-max: 2 ms). Log
+    probabilities, entropy and the mode are ``MaskedCategorical``'s."""
+
+    def sample(self, sample_shape: torch.Size | tuple = ()) -> torch.Tensor:
+        logits = self.logits  # normalized, -inf at the masked ids (which never win the argmax)
+        logits = logits.expand(torch.Size(sample_shape) + logits.shape)
+        u = torch.rand_like(logits).clamp_(min=torch.finfo(logits.dtype).tiny)
+        return (logits - (-u.log()).log()).argmax(-1)
+
+
 def make_actor(policy: MoveScoringPolicy) -> ProbabilisticActor:
     """TorchRL's stochastic actor over ``policy``: ``("observation", "action_mask")`` -> ``"action"`` (and
-    ``"action_log_prob"``), sampled from ``MaskedCategorical`` (greedy under ``ExplorationType.MODE``)."""
+    ``"action_log_prob"``), sampled from ``MaskedCategorical`` (:class:`GumbelMaskedCategorical`, the same
+    distribution drawn faster; greedy under ``ExplorationType.MODE``)."""
     module = TensorDictModule(_Logits(policy), in_keys=["observation", "action_mask"], out_keys=["logits", "mask"])
     return ProbabilisticActor(module, in_keys=["logits", "mask"], out_keys=["action"],
-                              distribution_class=MaskedCategorical, return_log_prob=True, log_prob_key=LOG_PROB)
+                              distribution_class=GumbelMaskedCategorical, return_log_prob=True, log_prob_key=LOG_PROB)
 
 
 def make_critic(policy: MoveScoringPolicy) -> ValueOperator:
@@ -281,4 +295,4 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": policy_path}
 
 
-__all__ = ["make_actor", "make_critic", "SelfPlayEnv", "seat_returns", "export_policy", "train", "DEFAULTS"]
+__all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train", "DEFAULTS"]
