@@ -96,6 +96,23 @@ def _check_layers(name: str, value: Any) -> list[int]:
     return [int(v) for v in value]
 
 
+def gumbel_sample(logits: torch.Tensor, sample_shape: Sequence[int] = ()) -> torch.Tensor:
+    """Draws from the categorical of ``logits`` (..., N) (``-inf`` at ids never drawn) by the Gumbel-max
+    trick, of shape ``sample_shape + logits.shape[:-1]``: the same distribution as ``torch.multinomial``
+    on the softmax, which over 24,648 ids costs five times as much (2 against 10 ms for 16 rows, one
+    thread). The libraries' masked categoricals sample through it (:class:`GumbelCategorical`)."""
+    logits = logits.expand(torch.Size(sample_shape) + logits.shape)
+    u = torch.rand_like(logits).clamp_(min=torch.finfo(logits.dtype).tiny)
+    return (logits - (-u.log()).log()).argmax(-1)
+
+
+class GumbelCategorical(torch.distributions.Categorical):
+    """``torch.distributions.Categorical`` drawn by :func:`gumbel_sample` (Tianshou's ``dist_fn``)."""
+
+    def sample(self, sample_shape: Sequence[int] = ()) -> torch.Tensor:
+        return gumbel_sample(self.logits, sample_shape)
+
+
 class MoveScoringPolicy(nn.Module):
     """Masked logits over the 24,648 action ids (and a value), computed only from the legal moves.
 
@@ -359,6 +376,6 @@ class MoveScoringAgent(BatchAgent):
         return f"MoveScoringAgent({self.name})"
 
 
-__all__ = ["MoveScoringPolicy", "MoveScoringAgent", "save_policy", "load_policy", "policy_from_checkpoint",
+__all__ = ["MoveScoringPolicy", "MoveScoringAgent", "gumbel_sample", "GumbelCategorical", "save_policy", "load_policy", "policy_from_checkpoint",
            "policy_from_weights",
            "net_of_planes", "AGENT_KIND"]

@@ -37,7 +37,7 @@ from torch import nn
 
 from ddz_env.observation import OBS_SHAPE
 
-from .move_policy import MoveScoringPolicy, save_policy
+from .move_policy import GumbelCategorical, MoveScoringPolicy, save_policy
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -96,16 +96,22 @@ class Critic(nn.Module):
         return self.policy.value(planes).reshape(-1, 1)
 
 
+def gumbel_categorical(logits: torch.Tensor) -> GumbelCategorical:
+    """Tianshou's ``dist_fn``: its default ``Categorical(logits=logits)``, drawn without ``torch.multinomial``."""
+    return GumbelCategorical(logits=logits)
+
+
 def make_ppo(policy: MoveScoringPolicy, action_space: gymnasium.Space, *, learning_rate: float = 1e-3,
              eps_clip: float = 0.2, ent_coef: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
              gamma: float = 1.0, max_grad_norm: float = 1.0, max_batchsize: int = 256):
     """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the masked logits
-    (greedy when evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
+    (:class:`~agents.integrations.move_policy.GumbelCategorical`; greedy when evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
     from tianshou.algorithm import PPO
     from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
 
-    actor_policy = DiscreteActorPolicy(actor=Actor(policy), action_space=action_space, deterministic_eval=True)
+    actor_policy = DiscreteActorPolicy(actor=Actor(policy), action_space=action_space, deterministic_eval=True,
+                                       dist_fn=gumbel_categorical)
     return PPO(policy=actor_policy, critic=Critic(policy), optim=AdamOptimizerFactory(lr=learning_rate),
                eps_clip=eps_clip, ent_coef=ent_coef, vf_coef=vf_coef, gae_lambda=gae_lambda, gamma=gamma,
                max_grad_norm=max_grad_norm, max_batchsize=max_batchsize, advantage_normalization=True)

@@ -43,7 +43,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.vector import VectorDouDizhu, expand_mask
 
-from .move_policy import MoveScoringPolicy, save_policy
+from .move_policy import MoveScoringPolicy, gumbel_sample, save_policy
 
 LOG_PROB = "action_log_prob"
 
@@ -79,10 +79,7 @@ class GumbelMaskedCategorical(MaskedCategorical):
     probabilities, entropy and the mode are ``MaskedCategorical``'s."""
 
     def sample(self, sample_shape: torch.Size | tuple = ()) -> torch.Tensor:
-        logits = self.logits  # normalized, -inf at the masked ids (which never win the argmax)
-        logits = logits.expand(torch.Size(sample_shape) + logits.shape)
-        u = torch.rand_like(logits).clamp_(min=torch.finfo(logits.dtype).tiny)
-        return (logits - (-u.log()).log()).argmax(-1)
+        return gumbel_sample(self.logits, sample_shape)  # -inf at the masked ids, which never win the argmax
 
 
 def make_actor(policy: MoveScoringPolicy) -> ProbabilisticActor:

@@ -68,7 +68,9 @@ def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move
     ppo = make_ppo(policy, env.action_space, learning_rate=1e-2)
     obs, _ = env.reset(seed=4)
     one = Batch(obs=obs["obs"][None], mask=obs["mask"][None])
-    acts = [int(ppo.policy(Batch(obs=one, info=Batch())).act[0]) for _ in range(20)]
+    out = [ppo.policy(Batch(obs=one, info=Batch())) for _ in range(20)]
+    assert all(type(o.dist).__name__ == "GumbelCategorical" for o in out)  # (drawn without torch.multinomial)
+    acts = [int(o.act[0]) for o in out]
     assert all(obs["mask"][a] for a in acts)
     legal = np.flatnonzero(obs["mask"])
     before = torch.softmax(Actor(policy)(one)[0][0], -1)[legal].detach()
