@@ -34,6 +34,7 @@ import torch
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.core.columns import Columns
+from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
@@ -41,7 +42,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 
-from .move_policy import MoveScoringPolicy, save_policy
+from .move_policy import GumbelCategorical, MoveScoringPolicy, save_policy
 from .rllib_files import MODULE_ID, POLICY_FILE
 
 OBS_CELLS = int(np.prod(OBS_SHAPE))
@@ -76,6 +77,15 @@ def make_env(config: dict | None = None):
 
 
 # ---------------------------------------------------------------------------------------------- module
+class GumbelTorchCategorical(TorchCategorical):
+    """RLlib's ``TorchCategorical`` drawn by Gumbel-max (:class:`~agents.integrations.move_policy.GumbelCategorical`,
+    the same distribution without ``torch.multinomial`` over the 24,648 ids): the module's exploration
+    distribution."""
+
+    def _get_torch_distribution(self, logits=None, probs=None):
+        return GumbelCategorical(logits=logits, probs=probs, validate_args=False)
+
+
 class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
     """The move-scoring policy as an RLlib ``RLModule``: ``Columns.ACTION_DIST_INPUTS`` are its logits over
     the 24,648 ids (illegal ones ``FLOAT_MIN``: RLlib's categorical never samples them), ``compute_values``
@@ -98,6 +108,9 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
             mask = mask.clone()
             mask[empty, 0] = True
         return planes, mask
+
+    def get_exploration_action_dist_cls(self):
+        return GumbelTorchCategorical
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
         planes, mask = self._inputs(batch)

@@ -60,6 +60,11 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
     expected, value = module.policy(obs["observations"], legal)
     assert torch.equal(logits[legal], expected[legal])
     assert torch.allclose(module.compute_values({Columns.OBS: obs}), value)
+    # exploration draws (Gumbel-max, without torch.multinomial) land on legal ids only
+    dist = module.get_exploration_action_dist_cls().from_logits(logits)
+    draws = dist.sample(sample_shape=(200,))
+    assert type(dist).__name__ == "GumbelTorchCategorical" and draws.shape == (200, 5)
+    assert bool(legal.gather(1, draws.T).all())
     # a seat's last observation after its hand ended has no legal id: its value is still read
     done = {k: v.clone() for k, v in obs.items()}
     done["action_mask"][:] = 0
