@@ -270,3 +270,15 @@ def test_gumbel_sampling_is_the_categorical_of_the_logits(torch1):
         assert float(((counts[legal] - expected) ** 2 / expected).sum()) < 13.82
     x = torch1.tensor([2, 1])
     assert torch1.allclose(fast.log_prob(x), ref.log_prob(x))
+
+
+def test_the_two_hour_torchrl_policy_is_its_runs_last(torch1):
+    """benchmarks/results/marl/torchrl-2h.pt is the policy of the run whose state and eval.csv lie beside it."""
+    import json
+
+    import agents
+
+    agent = agents.load(str(MARL_RESULTS / "torchrl-2h.pt"))
+    state = json.loads((MARL_RESULTS / "torchrl-2h" / "state.json").read_text())
+    rows = (MARL_RESULTS / "torchrl-2h" / "eval.csv").read_text().splitlines()
+    assert agent.name == "movescore:torchrl" and agent.steps == state["steps"] == int(rows[-1].split(",")[0])
