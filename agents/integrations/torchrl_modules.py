@@ -9,8 +9,11 @@
                        turn at every table decides (``"seat"`` says which); ``("reward")`` (B, 3) holds the
                        three seats' rulebook scores when a hand ends (times ``reward_scale``)
 :func:`seat_returns`   a rollout's decisions with their own seat's return: self-play samples
-:func:`train`          PPO in self-play (all three seats are the one policy) or at one seat against
-                       ``opponents``, to a time budget, checkpointed and resumable (``train.py --config torchrl``)
+:func:`train`          PPO in self-play over compact legal sets (``selfplay.Collector``: hundreds of tables per
+                       forward pass, GAE from a learned critic, opponents mixed in, bids explored more),
+                       each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
+                       only (:func:`candidates_dist`); to a time budget, checkpointed and resumable
+                       (``train.py --config torchrl``)
 =====================  ====================================================================================
 
 Why an ``EnvBase`` over the batched env and not ``PettingZooWrapper`` on the AEC env: the wrapper steps one
@@ -180,33 +183,53 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
 
 #: train()'s options and their defaults (``train.py --config torchrl --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "num_envs": 16, "steps_per_batch": 128, "epochs": 2, "minibatch": 256, "learning_rate": 3e-4,
-    "clip_epsilon": 0.2, "entropy_coeff": 0.0, "reward_scale": 0.05, "state_layers": (256,), "head_layers": (128,),
-    "init": None, "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1,
+    "num_envs": 256, "decisions_per_batch": 4096, "epochs": 2, "minibatch": 512, "learning_rate": 3e-4,
+    "clip_epsilon": 0.2, "vf_coef": 0.5, "entropy_coeff": 0.01, "bid_entropy_coeff": 0.05, "bid_epsilon": 0.1,
+    "gae_lambda": 0.95, "target": "sign_play", "score_scale": 8.0, "opponents": ["self", "rule"],
+    "opponent_share": 0.5, "snapshot_every": 50, "state_layers": (256,), "head_layers": (128,), "init": None,
+    "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1,
 }
 STATE_FILE, STATE_JSON, POLICY_FILE = "torchrl_state.pt", "state.json", "policy.pt"
 
 
+def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """TorchRL's own ``MaskedCategorical`` over the legal candidates of ``n`` decisions, padded to the
+    largest legal set of the minibatch (not to 24,648): the choices' log-probabilities and the entropies
+    (``selfplay.ppo_loss``'s ``dist_fn``)."""
+    counts = torch.bincount(seg, minlength=n)
+    starts = torch.zeros(n + 1, dtype=torch.int64)
+    torch.cumsum(counts, 0, out=starts[1:])
+    slot = torch.arange(seg.numel()) - starts.index_select(0, seg)
+    width = int(counts.max())
+    logits = scores.new_zeros((n, width)).index_put((seg, slot), scores)
+    mask = torch.zeros((n, width), dtype=torch.bool).index_put((seg, slot), torch.ones_like(seg, dtype=torch.bool))
+    dist = MaskedCategorical(logits=logits, mask=mask)
+    return dist.log_prob(choice_pos - starts[:-1]), dist.entropy()
+
+
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
-    """Self-play PPO with TorchRL's pieces for ``seconds`` of wall time in all (across resumes): a
-    :class:`SelfPlayEnv` of ``num_envs`` tables collected by TorchRL's ``Collector`` for ``steps_per_batch``
-    steps, each decision's return its seat's score at the end of its hand (:func:`seat_returns`),
-    advantages against :func:`make_critic`'s value, ``ClipPPOLoss`` over ``epochs`` passes of minibatches.
+    """Self-play PPO for ``seconds`` of wall time in all (across resumes), over compact legal sets: a
+    :class:`~agents.integrations.selfplay.Collector` plays ``num_envs`` tables of the batched env with one
+    forward pass a step (the policy at every seat, or, in ``opponent_share`` of the hands, at the seats
+    that ``opponents`` do not hold: ``"self"`` is a frozen copy, any other an ``agents.load`` spec), and
+    releases ``decisions_per_batch`` decisions with GAE advantages from the learned critic
+    (``gae_lambda``) towards win/loss in play and the score / ``score_scale`` in the bids (``target``
+    ``"sign_play"``; ``"scale"``: the score everywhere); then ``epochs`` passes of PPO in minibatches,
+    each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
+    (:func:`candidates_dist`). Bids are explored more than play (``bid_epsilon``, ``bid_entropy_coeff``).
 
-    ``run_dir`` gets ``torchrl_state.pt`` (weights, optimizer, generator state), ``state.json`` (steps, wall
-    and CPU seconds so far) and ``policy.pt`` (the export format) every ``checkpoint_seconds`` and at the
-    end; ``resume=True`` continues from them. ``init="pretrained"`` starts from the shipped DMC agent.
+    ``run_dir`` gets ``torchrl_state.pt`` (weights, optimizer), ``state.json`` (decisions, wall and CPU
+    seconds so far) and ``policy.pt`` (the export format) every ``checkpoint_seconds`` and at the end;
+    ``resume=True`` continues from them. ``init="pretrained"`` starts from the shipped DMC agent.
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: decisions learned from)."""
-    from torchrl.collectors import Collector
-    from torchrl.objectives import ClipPPOLoss
-
     from ddz_env.files import replacing, write_text
 
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"torchrl.train: unknown option(s) {unknown}; the options: {', '.join(DEFAULTS)}")
-    o = {**DEFAULTS, **options}
+    from .selfplay import Collector as SelfPlayCollector
+    from .selfplay import PPOSettings, ppo_loss
+
+    o = check_options(options)
     wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
     run_dir = os.fspath(run_dir)
@@ -217,9 +240,6 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         policy = MoveScoringPolicy.from_dmc(o["init"])
     else:
         policy = MoveScoringPolicy(state_layers=o["state_layers"], head_layers=o["head_layers"], hand_after=True)
-    actor, critic = make_actor(policy), make_critic(policy)
-    loss = ClipPPOLoss(actor, critic, clip_epsilon=o["clip_epsilon"], entropy_bonus=o["entropy_coeff"] > 0,
-                       entropy_coeff=o["entropy_coeff"] or None, normalize_advantage=True, loss_critic_type="l2")
     optim = torch.optim.Adam(policy.parameters(), lr=o["learning_rate"])
     if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
         with open(json_path, encoding="utf-8") as f:
@@ -230,11 +250,14 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     elif resume and progress:
         print(f"torchrl: nothing to resume in {run_dir}: starting afresh")
     torch.manual_seed(seed + done["batches"])
-    env = SelfPlayEnv(o["num_envs"], seed=seed * 1000 + done["batches"], reward_scale=o["reward_scale"])
-    per_batch = o["num_envs"] * o["steps_per_batch"]
-    collector = Collector(env, actor, frames_per_batch=per_batch, total_frames=-1,
-                          auto_register_policy_transforms=False)  # (no recurrent state to track)
+    collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + done["batches"], lam=o["gae_lambda"],
+                                  target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
+                                  opponents=o["opponents"], opponent_share=o["opponent_share"],
+                                  snapshot_every=o["snapshot_every"])
+    settings = PPOSettings(clip=o["clip_epsilon"], vf_coef=o["vf_coef"], entropy_coeff=o["entropy_coeff"],
+                           bid_entropy_coeff=o["bid_entropy_coeff"])
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
+    gen = np.random.default_rng(seed + done["batches"])
 
     def totals() -> dict:
         return {**done, "wall_seconds": done["wall_seconds"] + time.time() - wall0,
@@ -247,43 +270,31 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
 
     saved = shown = time.time()
-    shown_steps, recent = done["steps"], []
-    try:
-        for data in collector:
-            if totals()["wall_seconds"] >= seconds:
-                break
-            samples, ret = seat_returns(data)
-            if len(ret):
-                with torch.no_grad():
-                    value = critic(samples.select("observation").clone())["state_value"].squeeze(-1)
-                    samples.set("value_target", torch.from_numpy(ret))
-                    samples.set("advantage", (torch.from_numpy(ret) - value).unsqueeze(-1))
-                    samples.set("value_target", torch.from_numpy(ret).unsqueeze(-1))
-                n = len(ret)
-                for _ in range(int(o["epochs"])):
-                    for idx in torch.randperm(n).split(int(o["minibatch"])):
-                        out = loss(samples[idx])
-                        total = out["loss_objective"] + out["loss_critic"] + out.get("loss_entropy", 0.0)
-                        optim.zero_grad()
-                        total.backward()
-                        nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-                        optim.step()
-                collector.update_policy_weights_()
-                done["steps"] += n
-                ended = data["next", "done"].numpy()[..., 0]
-                recent.append(float(np.abs(data["next", "reward"].numpy()[ended]).mean()) if ended.any() else 0.0)
-            done["batches"] += 1
-            now = time.time()
-            if now - saved >= o["checkpoint_seconds"]:
-                checkpoint()
-                saved = now
-            if progress and now - shown >= o["progress_seconds"]:
-                t = totals()
-                print(f"torchrl: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
-                      f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s", flush=True)
-                shown, shown_steps = now, t["steps"]
-    finally:
-        collector.shutdown()
+    shown_steps = done["steps"]
+    while totals()["wall_seconds"] < seconds:
+        batch = collector.collect(int(o["decisions_per_batch"]))
+        n = len(batch)
+        for _ in range(int(o["epochs"])):
+            for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
+                total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist)
+                optim.zero_grad()
+                total.backward()
+                nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optim.step()
+        collector.refresh()
+        done["steps"] += n
+        done["batches"] += 1
+        now = time.time()
+        if now - saved >= o["checkpoint_seconds"]:
+            checkpoint()
+            saved = now
+        if progress and now - shown >= o["progress_seconds"]:
+            t = totals()
+            recent = collector.scores[-2000:]
+            print(f"torchrl: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
+                  f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s, learner's mean score "
+                  f"{np.mean(recent) if recent else 0:+.2f} a seat-hand, entropy {parts['entropy']:.2f}", flush=True)
+            shown, shown_steps = now, t["steps"]
     checkpoint()
     t = totals()
     if progress:
@@ -292,4 +303,75 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": policy_path}
 
 
-__all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train", "DEFAULTS"]
+def _layers(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and 1 <= len(v) <= 8 and all(
+        isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 8192 for w in v)
+
+
+def _number(lo: float, hi: float, integer: bool = False, lo_open: bool = False):
+    def ok(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
+            return False
+        return bool(np.isfinite(v)) and (v > lo if lo_open else v >= lo) and v <= hi
+    return ok
+
+
+#: each option's check and what it says when the value fails it
+CHECKS: dict[str, tuple[Any, str]] = {
+    "num_envs": (_number(1, 65536, True), "an integer 1..65536"),
+    "decisions_per_batch": (_number(1, 10_000_000, True), "an integer 1..10,000,000"),
+    "epochs": (_number(1, 100, True), "an integer 1..100"),
+    "minibatch": (_number(1, 10_000_000, True), "an integer 1..10,000,000"),
+    "learning_rate": (_number(0, 1, lo_open=True), "a number in (0, 1]"),
+    "clip_epsilon": (_number(0, 10, lo_open=True), "a positive number"),
+    "vf_coef": (_number(0, 1000), "a number >= 0"),
+    "entropy_coeff": (_number(0, 10), "a number 0..10"),
+    "bid_entropy_coeff": (_number(0, 10), "a number 0..10"),
+    "bid_epsilon": (_number(0, 1), "a number 0..1"),
+    "gae_lambda": (_number(0, 1), "a number 0..1"),
+    "target": (lambda v: v in ("sign_play", "scale"), "'sign_play' or 'scale'"),
+    "score_scale": (_number(0, 1e6, lo_open=True), "a positive number"),
+    "opponents": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) and x for x in v),
+                  "a list of agent specs ('self' for a frozen copy)"),
+    "opponent_share": (_number(0, 1), "a number 0..1"),
+    "snapshot_every": (_number(1, 10**9, True), "an integer >= 1"),
+    "state_layers": (_layers, "a list of 1..8 layer widths, each 1..8192"),
+    "head_layers": (_layers, "a list of 1..8 layer widths, each 1..8192"),
+    "init": (lambda v: v is None or isinstance(v, str) and bool(v), "null or a DMC agent spec ('pretrained', a run)"),
+    "checkpoint_seconds": (_number(0, 1e9, lo_open=True), "a positive number"),
+    "progress_seconds": (_number(0, 1e12, lo_open=True), "a positive number"),
+    "threads": (_number(1, 1024, True), "an integer 1..1024"),
+}
+
+
+def check_options(options: dict) -> dict:
+    """The options over :data:`DEFAULTS`, each checked (``ValueError`` naming the first bad one), with the
+    agent specs among ``opponents`` and ``init`` loaded once to see that they load."""
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        from ..runs.config import did_you_mean
+
+        raise ValueError(f"torchrl: unknown option(s) {unknown}{did_you_mean(unknown[0], DEFAULTS)}; the options: "
+                         f"{', '.join(DEFAULTS)}")
+    o = {**DEFAULTS, **options}
+    for k, (ok, what) in CHECKS.items():
+        if not ok(o[k]):
+            raise ValueError(f"torchrl: option {k!r} must be {what}, got {o[k]!r}")
+    from ..loader import load
+
+    for spec in o["opponents"]:
+        if spec != "self":
+            try:
+                load(spec)
+            except (ValueError, FileNotFoundError, ImportError, TypeError) as e:
+                raise ValueError(f"torchrl: option 'opponents': {e}") from None
+    if o["init"] is not None:
+        try:
+            MoveScoringPolicy.from_dmc(o["init"])
+        except (ValueError, FileNotFoundError, TypeError, KeyError) as e:
+            raise ValueError(f"torchrl: option 'init': {e}") from None
+    return o
+
+
+__all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train",
+           "candidates_dist", "check_options", "DEFAULTS"]

@@ -138,7 +138,7 @@ def test_ppo_updates_raise_the_probability_of_the_move_with_positive_advantage()
 
 def test_train_checkpoints_resumes_and_exports_what_agents_load_seats(tmp_path):
     run = tmp_path / "run"
-    opts = dict(num_envs=4, steps_per_batch=48, minibatch=128, state_layers=(64,), head_layers=(32,),
+    opts = dict(num_envs=8, decisions_per_batch=256, minibatch=128, state_layers=(64,), head_layers=(32,),
                 progress_seconds=1e9)
     first = train(6, run, seed=1, progress=False, **opts)
     assert first["steps"] > 0 and first["wall_seconds"] >= 6
@@ -161,7 +161,7 @@ def test_train_py_runs_the_shipped_torchrl_config(tmp_path):
 
     run = tmp_path / "run"
     sets = ["--set", "max_seconds=6", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
-            "--set", "options.num_envs=4", "--set", "options.steps_per_batch=48"]
+            "--set", "options.num_envs=8", "--set", "options.decisions_per_batch=256"]
     assert cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress", *sets]) == 0
     rows = list(csv.DictReader(open(run / "eval.csv")))
     assert rows and rows[-1]["opponent"] == "random" and np.isfinite(float(rows[-1]["score"]))
