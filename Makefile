@@ -76,16 +76,21 @@ play: setup
 # the lint (ruff: pyproject's [tool.ruff], each ignored rule with its reason), then the whole suite,
 # the integration tests with the real libraries included (RLlib and the Ray
 # training backend in the Ray venv)
+# Every step runs even when one before it failed; the target fails at the end, naming the steps that did.
 test: setup-marl setup-rllib
-	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py
-	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/integrations/test_rllib_module.py tests/project/test_readme.py -m integration -k rllib
-	$(RBIN)/python -m pytest tests/learning/test_ray.py
+	@failed=""; \
+	$(BIN)/ruff check . || failed="$$failed ruff"; \
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py || failed="$$failed main-suite"; \
+	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/integrations/test_rllib_module.py tests/project/test_readme.py -m integration -k rllib || failed="$$failed rllib-suite"; \
+	$(RBIN)/python -m pytest tests/learning/test_ray.py || failed="$$failed ray-suite"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; echo "make test: every suite passed"
 
 # the suite without the MARL libraries (their integration tests skip)
 test-core: setup
-	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py
+	@failed=""; \
+	$(BIN)/ruff check . || failed="$$failed ruff"; \
+	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py || failed="$$failed main-suite"; \
+	if [ -n "$$failed" ]; then echo "make test-core: failed:$$failed"; exit 1; fi
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent
 bench: setup

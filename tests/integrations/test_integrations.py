@@ -344,11 +344,18 @@ def new_log():
 
 # ----------------------------------------------------------------------------- Tianshou
 @pytest.mark.integration
-def test_tianshou_ppo_trainer_learns_against_random_seats(one_thread):
+def test_tianshou_ppo_trainer_trains_against_random_seats(one_thread):
     """PPO with the move-scoring policy through Tianshou's OnPolicyTrainer, one seat against two random
-    seats: every action legal and every return the reported score; in duplicate on the same 50 seeded
-    deals, the trained policy scores more per hand than the untrained one."""
+    seats: every action legal, every return the reported score, the updates it was asked for, the weights
+    moved, and the before/after evaluation on the same 50 seeded deals gives finite scores.
+
+    How much so short a run learns is not asserted: over seeds 0-7 on one machine the gain ran from -2.35
+    to +11.86 per hand (mean +3.94 [+0.14, +7.73]), and another CPU's float paths are, in effect, another
+    seed (seed 0 gained +7.39 here and lost 0.2 on another machine of the same kind).
+    ``python benchmarks/bench_short_learning.py --learners tianshou`` measures it over seeds."""
     pytest.importorskip("tianshou")
+    import torch
+
     from agents.integrations.tianshou_nets import MaskedSeatEnv
 
     ex = load_example("tianshou_ppo")
@@ -358,17 +365,19 @@ def test_tianshou_ppo_trainer_learns_against_random_seats(one_thread):
         envs.append(Recorder(DouDizhuSeatEnv(opponents="random", reward_scale=0.05)))
         return MaskedSeatEnv(envs[-1])
 
+    start = {k: v.clone() for k, v in ex.build("random", 1, 1e-2, seed=0)[1].state_dict().items()}  # (train's init)
     out = ex.train(epochs=2, epoch_steps=2048, collect_steps=512, num_envs=4, seed=0, eval_deals=50, env_fn=env_fn,
                    verbose=False)
     assert out["result"].update_step == 2 * 2048 // 512
     assert sum(e.steps for e in envs) >= 2 * 2048 and sum(e.episodes for e in envs) >= 100
-    # (seed 0, numpy's and torch's generators seeded: -3.25 -> +1.51 per hand in duplicate against random; so
-    # short a run varies with the seed: seed 1 went +0.07 -> -0.20, seed 2 -2.56 -> +0.37)
-    assert out["after"] > out["before"] + 1.5, out
+    trained = out["policy"].state_dict()
+    assert any(not torch.equal(start[k], trained[k]) for k in start)
+    assert np.isfinite(out["before"]) and np.isfinite(out["after"])
+
 
 # ----------------------------------------------------------------------------- TorchRL
 @pytest.mark.integration
-def test_torchrl_ppo_learns_against_random_seats(one_thread):
+def test_torchrl_ppo_trains_against_random_seats(one_thread):
     """PPO from TorchRL's own parts (GymWrapper, ProbabilisticActor + MaskedCategorical, Collector, GAE,
     ClipPPOLoss) for one seat against two random seats: on the same 200 seeded hands, the trained actor
     scores more per hand and wins more often than the untrained one (which plays as the random agent)."""
@@ -389,8 +398,9 @@ def test_torchrl_ppo_learns_against_random_seats(one_thread):
     assert out["returns"] == pytest.approx(rec.returns[:len(out["returns"])])
     b, a = out["before"], out["after"]
     assert abs(b["score"]) < 1.5  # the untrained actor (all logits 0) is the random agent
-    # (this run: -0.38 -> +2.71 per hand, win rate 51% -> 65%; seed 1: +2.72)
-    assert a["score"] > b["score"] + 1.5 and a["win_rate"] > b["win_rate"] + 0.05, (b, a)
+    assert len(a["scores"]) == len(b["scores"]) and np.isfinite(a["score"])  # the same 200 hands, after training
+    # How much it learns is not asserted: over seeds 0-7 the gain ran from -0.45 to +4.13 per hand (mean +2.59
+    # [+1.48, +3.69]): python benchmarks/bench_short_learning.py --learners torchrl
 
 
 # ----------------------------------------------------------------------------- RLlib
