@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import pickle
 import sys
+import zipfile
 from pathlib import Path
 
 from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
@@ -152,6 +154,21 @@ def train_library(args: argparse.Namespace, name: str) -> int:
     except ValueError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a full disk, a folder gone: the files written so far are whole (atomic writes)
+        from ddz_env.files import write_failure
+
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"{name}: error: writing the run folder {run_dir} failed{where}: {write_failure(e)}; continue "
+              f"with: {name} --resume {run_dir}", file=sys.stderr)
+        return 1
+    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile) as e:
+        if not args.resume:
+            raise
+        # a learner state that does not load (truncated, from another version): one line, not a traceback
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"{name}: error: cannot resume {run_dir}: its learner state does not load ({type(e).__name__}: "
+              f"{first[:200]}); start a new run, or restore the run folder's files", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"\n{name}: interrupted; continue with: {name} --resume {run_dir}", file=sys.stderr)
         return 130

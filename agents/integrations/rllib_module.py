@@ -178,10 +178,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     from ddz_env.files import write_text
 
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"rllib.train: unknown option(s) {unknown}; the options: {', '.join(DEFAULTS)}")
-    o = {**DEFAULTS, **options}
+    o = check_options(options)
     wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
     run_dir = os.path.abspath(os.fspath(run_dir))
@@ -246,5 +243,13 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": policy_path}
 
 
-__all__ = ["RLlibObs", "make_env", "MoveScoringRLModule", "build_config", "export_policy", "train", "DEFAULTS",
+
+def check_options(options: dict) -> dict:
+    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
+    from .options import check_options as check
+
+    return check("rllib", options, DEFAULTS)
+
+
+__all__ = ["check_options", "RLlibObs", "make_env", "MoveScoringRLModule", "build_config", "export_policy", "train", "DEFAULTS",
            "CHECKPOINT_DIR", "POLICY_FILE", "MODULE_ID"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import csv
 import importlib
-import inspect
+import importlib.util
 import logging
 import os
 import resource
@@ -31,8 +31,8 @@ from ddz_env.files import write_text
 
 from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
-from ..runs.config import did_you_mean, yaml_module
-from ..runs.learners import ALGOS, LIBRARY_SCHEMA, LibraryConfig
+from ..runs.config import yaml_module
+from ..runs.learners import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
 
 log = logging.getLogger("ddz.train")
 POLICY = "policy.pt"
@@ -42,8 +42,14 @@ EVAL_FIELDS = METRIC_FIELDS
 
 
 def learner_module(algo: str):
-    """The module of a library learner (``ImportError`` naming the extra that brings its library)."""
+    """The module of a library learner (``ImportError`` naming the extra that brings its library: its modules
+    are looked for first, since some learners import their library only when they train)."""
     module = ALGOS[algo][0]
+    needs, extra = REQUIRES.get(algo, ((), "marl"))
+    missing = [m for m in needs if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ImportError(f"learner {algo!r} needs its library (not installed: {', '.join(missing)}): "
+                          f"pip install 'ddz-env[{extra}]'" + (" (in its own venv: make setup-rllib)" if extra == "rllib" else ""))
     try:
         return importlib.import_module(module)
     except ImportError as e:
@@ -52,15 +58,14 @@ def learner_module(algo: str):
 
 
 def check_options(cfg: LibraryConfig, module) -> None:
-    """``ValueError`` for an option the learner does not take (did-you-mean), before anything starts."""
-    known = getattr(module, "DEFAULTS", None)
-    if known is None:
-        params = inspect.signature(module.train).parameters
-        known = {k for k, p in params.items() if p.kind == p.KEYWORD_ONLY} - {"seed", "resume", "progress"}
-    for k in cfg.options:
-        if k not in known:
-            raise ValueError(f"config key 'options': {cfg.algo} has no option {k!r}{did_you_mean(k, known)}; its "
-                             f"options: {', '.join(sorted(known))}")
+    """``ValueError`` for an option the learner does not take (did-you-mean) or a bad value, and for an agent
+    spec among them that does not load, before anything starts (the learner's own ``check_options``)."""
+    if hasattr(module, "check_options"):
+        module.check_options(dict(cfg.options))
+    else:  # a learner with only its DEFAULTS: the shared checks
+        from .options import check_options as check
+
+        check(cfg.algo, dict(cfg.options), getattr(module, "DEFAULTS", {}))
 
 
 def check_agents(cfg: LibraryConfig) -> None:
@@ -91,12 +96,17 @@ def _cpu() -> float:
 
 
 def _append(path: Path, fields: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            w.writeheader()
-        w.writerows(rows)
+    """Rows added to a CSV file, the file written whole (atomically: a stop or a full disk mid-write leaves
+    the rows before, never half a row)."""
+    import io
+
+    old = path.read_text() if path.is_file() else ""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=fields)
+    if not old:
+        w.writeheader()
+    w.writerows(rows)
+    write_text(path, old + buf.getvalue())
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -138,10 +148,20 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         for name in ("log.csv", "eval.csv"):
             (run_dir / name).unlink(missing_ok=True)
     done = float(logged[-1]["train_seconds"]) if logged else 0.0
+    if logged and int(logged[-1]["steps"]) not in evaluated and (run_dir / POLICY).is_file():
+        # stopped between a segment's log row and its evaluation: that evaluation first (policy.pt is that
+        # segment's policy: the learner writes it last), so no segment of eval.csv is lost
+        steps = int(logged[-1]["steps"])
+        _append(run_dir / "eval.csv", EVAL_FIELDS, evaluate_policy(cfg, run_dir / POLICY, steps, done))
+        evaluated.add(steps)
+    if done >= cfg.max_seconds:
+        log.info("the run has already trained its max_seconds %g (--set max_seconds=... to go on); policy %s",
+                 cfg.max_seconds, run_dir / POLICY)
+        return run_dir / POLICY
     every = cfg.eval_every_seconds or cfg.max_seconds
     first = not resume
     while True:
-        target = min(cfg.max_seconds, (int(done // every) + 1) * every) if done < cfg.max_seconds else cfg.max_seconds
+        target = min(cfg.max_seconds, (int(done // every) + 1) * every)
         cpu0, t0 = _cpu(), time.perf_counter()
         out = module.train(target, str(run_dir), seed=cfg.seed, resume=not first, progress=progress, **cfg.options)
         first = False
@@ -150,13 +170,14 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
                                                    "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
                                                    "wall_seconds": round(time.perf_counter() - t0, 1)}])
-        logged.append({"train_seconds": done})
+        logged.append({"train_seconds": done, "steps": steps})
         policy = Path(out.get("policy") or run_dir / POLICY)
         if steps not in evaluated:
             _append(run_dir / "eval.csv", EVAL_FIELDS, evaluate_policy(cfg, policy, steps, done))
             evaluated.add(steps)
         if done >= cfg.max_seconds:
-            log.info("done: %s, %d steps in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done, policy)
+            log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
+                     policy)
             return policy
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import io
 import json
+import inspect
 import os
 import time
 import zipfile
@@ -319,6 +320,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     against random).
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: the learning seat's decisions).
     """
+    check_options({k: v for k, v in locals().items() if k in DEFAULTS and v != DEFAULTS[k]})
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.monitor import Monitor
@@ -407,4 +409,16 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": os.path.join(run_dir, POLICY_FILE)}
 
 
-__all__ = ["MoveScoringSB3Policy", "LegalMovesDistribution", "export_policy", "policy_from_zip", "from_spec", "train"]
+#: train()'s options and their defaults (read from its signature: one place states them)
+DEFAULTS: dict[str, Any] = {k: p.default for k, p in inspect.signature(train).parameters.items()
+                            if p.kind == p.KEYWORD_ONLY and k not in ("seed", "resume", "progress")}
+
+
+def check_options(options: dict) -> dict:
+    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
+    from .options import check_options as check
+
+    return check("sb3", options, DEFAULTS)
+
+
+__all__ = ["check_options", "DEFAULTS", "MoveScoringSB3Policy", "LegalMovesDistribution", "export_policy", "policy_from_zip", "from_spec", "train"]

@@ -151,10 +151,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     from ddz_env.files import replacing, write_text
 
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(f"tianshou.train: unknown option(s) {unknown}; the options: {', '.join(DEFAULTS)}")
-    o = {**DEFAULTS, **options}
+    o = check_options(options)
     wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
     run_dir = os.fspath(run_dir)
@@ -227,4 +224,12 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": policy_path}
 
 
-__all__ = ["MaskedSeatEnv", "seat_env", "Actor", "Critic", "make_ppo", "export_policy", "train", "DEFAULTS"]
+
+def check_options(options: dict) -> dict:
+    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
+    from .options import check_options as check
+
+    return check("tianshou", options, DEFAULTS)
+
+
+__all__ = ["check_options", "MaskedSeatEnv", "seat_env", "Actor", "Critic", "make_ppo", "export_policy", "train", "DEFAULTS"]

@@ -303,74 +303,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     return {**t, "policy": policy_path}
 
 
-def _layers(v: Any) -> bool:
-    return isinstance(v, (list, tuple)) and 1 <= len(v) <= 8 and all(
-        isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 8192 for w in v)
-
-
-def _number(lo: float, hi: float, integer: bool = False, lo_open: bool = False):
-    def ok(v: Any) -> bool:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
-            return False
-        return bool(np.isfinite(v)) and (v > lo if lo_open else v >= lo) and v <= hi
-    return ok
-
-
-#: each option's check and what it says when the value fails it
-CHECKS: dict[str, tuple[Any, str]] = {
-    "num_envs": (_number(1, 65536, True), "an integer 1..65536"),
-    "decisions_per_batch": (_number(1, 10_000_000, True), "an integer 1..10,000,000"),
-    "epochs": (_number(1, 100, True), "an integer 1..100"),
-    "minibatch": (_number(1, 10_000_000, True), "an integer 1..10,000,000"),
-    "learning_rate": (_number(0, 1, lo_open=True), "a number in (0, 1]"),
-    "clip_epsilon": (_number(0, 10, lo_open=True), "a positive number"),
-    "vf_coef": (_number(0, 1000), "a number >= 0"),
-    "entropy_coeff": (_number(0, 10), "a number 0..10"),
-    "bid_entropy_coeff": (_number(0, 10), "a number 0..10"),
-    "bid_epsilon": (_number(0, 1), "a number 0..1"),
-    "gae_lambda": (_number(0, 1), "a number 0..1"),
-    "target": (lambda v: v in ("sign_play", "scale"), "'sign_play' or 'scale'"),
-    "score_scale": (_number(0, 1e6, lo_open=True), "a positive number"),
-    "opponents": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) and x for x in v),
-                  "a list of agent specs ('self' for a frozen copy)"),
-    "opponent_share": (_number(0, 1), "a number 0..1"),
-    "snapshot_every": (_number(1, 10**9, True), "an integer >= 1"),
-    "state_layers": (_layers, "a list of 1..8 layer widths, each 1..8192"),
-    "head_layers": (_layers, "a list of 1..8 layer widths, each 1..8192"),
-    "init": (lambda v: v is None or isinstance(v, str) and bool(v), "null or a DMC agent spec ('pretrained', a run)"),
-    "checkpoint_seconds": (_number(0, 1e9, lo_open=True), "a positive number"),
-    "progress_seconds": (_number(0, 1e12, lo_open=True), "a positive number"),
-    "threads": (_number(1, 1024, True), "an integer 1..1024"),
-}
-
-
 def check_options(options: dict) -> dict:
-    """The options over :data:`DEFAULTS`, each checked (``ValueError`` naming the first bad one), with the
-    agent specs among ``opponents`` and ``init`` loaded once to see that they load."""
-    unknown = sorted(set(options) - set(DEFAULTS))
-    if unknown:
-        from ..runs.config import did_you_mean
+    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
+    from .options import check_options as check
 
-        raise ValueError(f"torchrl: unknown option(s) {unknown}{did_you_mean(unknown[0], DEFAULTS)}; the options: "
-                         f"{', '.join(DEFAULTS)}")
-    o = {**DEFAULTS, **options}
-    for k, (ok, what) in CHECKS.items():
-        if not ok(o[k]):
-            raise ValueError(f"torchrl: option {k!r} must be {what}, got {o[k]!r}")
-    from ..loader import load
-
-    for spec in o["opponents"]:
-        if spec != "self":
-            try:
-                load(spec)
-            except (ValueError, FileNotFoundError, ImportError, TypeError) as e:
-                raise ValueError(f"torchrl: option 'opponents': {e}") from None
-    if o["init"] is not None:
-        try:
-            MoveScoringPolicy.from_dmc(o["init"])
-        except (ValueError, FileNotFoundError, TypeError, KeyError) as e:
-            raise ValueError(f"torchrl: option 'init': {e}") from None
-    return o
+    return check("torchrl", options, DEFAULTS)
 
 
 __all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train",

@@ -36,6 +36,16 @@ ALGOS: dict[str, tuple[str, str]] = {
     "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
 }
 DEFAULT_ALGO = "dmc"
+#: algo -> the modules its library brings and the extra that installs them (checked before a run folder is made)
+REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {
+    "sb3": (("sb3_contrib", "stable_baselines3"), "marl"),
+    "tianshou": (("tianshou",), "marl"),
+    "torchrl": (("torchrl", "tensordict"), "marl"),
+    "rllib": (("ray",), "rllib"),
+}
+#: the shortest time between evaluations of a library run: each evaluation ends a training segment and the
+#: next one restarts the learner (its start-up is seconds: TorchRL's about 2 s, RLlib's about 20 s)
+MIN_EVAL_EVERY = 10.0
 
 
 def check_algo(algo: Any) -> str:
@@ -92,8 +102,9 @@ class LibraryConfig:
                 raise bad(k, "must be in [0, 2**32)")
         if not 0 < self.max_seconds < float("inf"):
             raise bad("max_seconds", "must be a positive number of seconds")
-        if not 0 <= self.eval_every_seconds < float("inf"):
-            raise bad("eval_every_seconds", "must be >= 0 (0: only at the end)")
+        if not (self.eval_every_seconds == 0 or MIN_EVAL_EVERY <= self.eval_every_seconds < float("inf")):
+            raise bad("eval_every_seconds", f"must be 0 (only at the end) or at least {MIN_EVAL_EVERY:g} seconds (each "
+                                            f"evaluation restarts the learner)")
         if not 1 <= self.eval_deals <= 1_000_000:
             raise bad("eval_deals", "must be in 1 .. 1,000,000")
         return self
@@ -104,4 +115,4 @@ class LibraryConfig:
 
 LIBRARY_SCHEMA = ConfigSchema(LibraryConfig, resume_fixed=("algo",))
 
-__all__ = ["ALGOS", "DEFAULT_ALGO", "LibraryConfig", "LIBRARY_SCHEMA", "algo_of", "check_algo"]
+__all__ = ["ALGOS", "REQUIRES", "MIN_EVAL_EVERY", "DEFAULT_ALGO", "LibraryConfig", "LIBRARY_SCHEMA", "algo_of", "check_algo"]

@@ -4,7 +4,7 @@ the export format) without a library, counting 100 "steps" per second it is aske
 import json
 import os
 
-DEFAULTS = {"width": 8, "fail_at": None}
+DEFAULTS = {"width": 8, "fail_at": None, "init": None}
 CALLS: list[dict] = []
 
 

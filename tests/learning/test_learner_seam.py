@@ -42,36 +42,38 @@ def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_pa
     import agents
     from agents.cli.train import main
 
-    cfg = write_config(tmp_path, max_seconds=3.0, eval_every_seconds=1.0)
+    cfg = write_config(tmp_path, max_seconds=30.0, eval_every_seconds=10.0)
     run_dir = tmp_path / "run"
     assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress", "--set", "options.width=4"]) == 0
-    assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(1.0, False), (2.0, True), (3.0, True)]
-    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300]
-    assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [1.0, 2.0, 3.0]
+    assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(10.0, False), (20.0, True), (30.0, True)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
+    assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 30.0]
     agent = agents.load(str(run_dir))  # the run folder seats its policy
     assert agent.name == "movescore:fake" and agent.policy.kwargs["state_layers"] == [4]
     # --resume with more time: on from its state, no point evaluated twice
     fake.CALLS.clear()
-    assert main(["--resume", str(run_dir), "--set", "max_seconds=4", "--no-progress"]) == 0
-    assert [(c["seconds"], c["resume"], c["start"]["steps"]) for c in fake.CALLS] == [(4.0, True, 300)]
-    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300, 400]
+    assert main(["--resume", str(run_dir), "--set", "max_seconds=40", "--no-progress"]) == 0
+    assert [(c["seconds"], c["resume"], c["start"]["steps"]) for c in fake.CALLS] == [(40.0, True, 3000)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000, 4000]
 
 
 def test_an_interrupted_run_resumes_where_its_log_ends(tmp_path, fake, capsys):
     from agents.cli.train import main
 
-    cfg = write_config(tmp_path, max_seconds=3.0, eval_every_seconds=1.0, options={"fail_at": 2.0})
+    cfg = write_config(tmp_path, max_seconds=30.0, eval_every_seconds=10.0, options={"fail_at": 20.0})
     run_dir = tmp_path / "run"
     assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 130
     assert f"--resume {run_dir}" in capsys.readouterr().err
     fake.CALLS.clear()
     assert main(["--resume", str(run_dir), "--set", "options.fail_at=null", "--no-progress"]) == 0
-    assert [(c["seconds"], c["start"]["seconds"]) for c in fake.CALLS] == [(2.0, 1.0), (3.0, 2.0)]
-    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [100, 200, 300]
+    assert [(c["seconds"], c["start"]["seconds"]) for c in fake.CALLS] == [(20.0, 10.0), (30.0, 20.0)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
 
 
 @pytest.mark.parametrize("sets, words", [
-    (["options.widht=3"], "fake has no option 'widht' (did you mean 'width'?)"),
+    (["options.widht=3"], "fake: unknown option 'widht' (did you mean 'width'?)"),
+    (["options.init=nope"], "fake: option 'init': no checkpoint at nope"),
+    (["eval_every_seconds=0.01"], "config key 'eval_every_seconds': must be 0 (only at the end) or at least 10"),
     (["eval_opponents=[rul]"], "config key 'eval_opponents': unknown agent 'rul'"),
     (["algo=torchrll"], "unknown learner 'torchrll' (did you mean 'torchrl'?)"),
     (["max_seconds=0"], "config key 'max_seconds'"),
@@ -88,6 +90,75 @@ def test_bad_learner_configs_are_refused_before_the_run_folder_exists(tmp_path, 
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_missing_library_is_one_line_naming_the_install_before_the_run_folder(tmp_path, fake, capsys,
+                                                                                 monkeypatch):
+    from agents.cli.train import main
+    from agents.runs import learners
+
+    monkeypatch.setitem(learners.REQUIRES, "fake", (("no_such_library_xyz",), "marl"))
+    assert main(["--config", write_config(tmp_path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "not installed: no_such_library_xyz" in err and "pip install 'ddz-env[marl]'" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
+
+
+def test_a_resume_of_a_finished_run_trains_and_logs_nothing_more(tmp_path, fake):
+    from agents.cli.train import main
+
+    run_dir = tmp_path / "run"
+    assert main(["--config", write_config(tmp_path, max_seconds=20.0, eval_every_seconds=10.0), "--run-dir",
+                 str(run_dir), "--no-progress"]) == 0
+    logged, evaluated = (run_dir / "log.csv").read_text(), (run_dir / "eval.csv").read_text()
+    fake.CALLS.clear()
+    assert main(["--resume", str(run_dir), "--no-progress"]) == 0
+    assert fake.CALLS == [] and (run_dir / "log.csv").read_text() == logged
+    assert (run_dir / "eval.csv").read_text() == evaluated
+
+
+def test_a_stop_between_a_segments_log_row_and_its_evaluation_is_evaluated_on_resume(tmp_path, fake, monkeypatch):
+    from agents.cli.train import main
+    from agents.integrations import runner
+
+    real = runner.evaluate_policy
+    calls = []
+
+    def stopped_once(*args, **kwargs):
+        calls.append(args[2])
+        if len(calls) == 2:  # the second segment's evaluation: stopped after its log row was written
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "evaluate_policy", stopped_once)
+    run_dir = tmp_path / "run"
+    cfg = write_config(tmp_path, max_seconds=30.0, eval_every_seconds=10.0)
+    assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 130
+    assert [int(r["steps"]) for r in rows(run_dir / "log.csv")] == [1000, 2000]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000]
+    assert main(["--resume", str(run_dir), "--no-progress"]) == 0
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
+    assert [int(r["steps"]) for r in rows(run_dir / "log.csv")] == [1000, 2000, 3000]
+
+
+def test_a_full_disk_in_a_library_run_is_one_line_with_the_resume_command(tmp_path, fake, capsys, monkeypatch):
+    import errno
+
+    from agents.cli.train import main
+    from agents.integrations import runner
+
+    def full(path, text, encoding="utf-8"):
+        if str(path).endswith("eval.csv"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, text, encoding)
+
+    real = runner.write_text
+    monkeypatch.setattr(runner, "write_text", full)
+    run_dir = tmp_path / "run"
+    assert main(["--config", write_config(tmp_path), "--run-dir", str(run_dir), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "eval.csv" in err and f"--resume {run_dir}" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_a_dmc_config_names_its_algo_and_refuses_a_library_one(tmp_path):

@@ -1,0 +1,94 @@
+"""The library learners' options, checked by value in one place before a run starts.
+
+Every learner's ``train(**options)`` takes its own ``DEFAULTS``; an option of the same name means the same
+thing in each (``learning_rate``, ``num_envs``, ``state_layers``...), so one table, :data:`CHECKS`, says what
+each may hold. :func:`check_options` merges a run's options over a learner's defaults, refuses an unknown
+name (did-you-mean) and the first bad value (naming it), and loads every agent spec among ``opponents``
+and ``init`` once, so that a typo is said before the run folder exists, not minutes into the run.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from ..runs.config import did_you_mean
+
+
+def _number(lo: float, hi: float, integer: bool = False, lo_open: bool = False) -> Callable[[Any], bool]:
+    def ok(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
+            return False
+        return math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
+    return ok
+
+
+def _layers(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and 1 <= len(v) <= 8 and all(
+        isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 8192 for w in v)
+
+
+def _specs(v: Any) -> bool:
+    items = [v] if isinstance(v, str) else v
+    return isinstance(items, (list, tuple)) and len(items) >= 1 and all(isinstance(x, str) and x for x in items)
+
+
+_COUNT = (_number(1, 65536, True), "an integer 1..65536")
+_BIG = (_number(1, 100_000_000, True), "an integer 1..100,000,000")
+_RATE = (_number(0, 1, lo_open=True), "a number in (0, 1]")
+_UNIT = (_number(0, 1), "a number 0..1")
+_POSITIVE = (_number(0, 1e12, lo_open=True), "a positive number")
+_COEF = (_number(0, 10), "a number 0..10")
+_LAYERS = (_layers, "a list of 1..8 layer widths, each 1..8192")
+
+#: option -> (its check, what the value must be); the same name means the same thing in every learner
+CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "num_envs": _COUNT, "n_envs": _COUNT, "threads": (_number(1, 1024, True), "an integer 1..1024"),
+    "decisions_per_batch": _BIG, "steps_per_collect": _BIG, "n_steps": _BIG, "batch": _BIG,
+    "minibatch": _BIG, "batch_size": _BIG, "epochs": (_number(1, 100, True), "an integer 1..100"),
+    "n_epochs": (_number(1, 100, True), "an integer 1..100"), "repeat": (_number(1, 100, True), "an integer 1..100"),
+    "snapshot_every": _BIG,
+    "learning_rate": _RATE, "clip_epsilon": _POSITIVE, "eps_clip": _POSITIVE, "vf_coef": (_number(0, 1000), "a number >= 0"),
+    "entropy_coeff": _COEF, "ent_coef": _COEF, "bid_entropy_coeff": _COEF, "bid_epsilon": _UNIT,
+    "gae_lambda": _UNIT, "gamma": _UNIT, "opponent_share": _UNIT, "reward_scale": _POSITIVE, "score_scale": _POSITIVE,
+    "target": (lambda v: v in ("sign_play", "scale"), "'sign_play' or 'scale'"),
+    "state_layers": _LAYERS, "head_layers": _LAYERS, "hand_after": (lambda v: isinstance(v, bool), "true or false"),
+    "opponents": (_specs, "an agent spec or a list of them ('self': a frozen copy of the policy, where taken)"),
+    "init": (lambda v: v is None or isinstance(v, str) and bool(v), "null or a DMC agent spec ('pretrained', a run)"),
+    "checkpoint_seconds": _POSITIVE, "progress_seconds": _POSITIVE,
+}
+
+
+def check_options(learner: str, options: dict, defaults: dict, load_specs: bool = True) -> dict:
+    """``options`` over ``defaults``, each value checked (``ValueError`` naming the learner and the option);
+    with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once."""
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise ValueError(f"{learner}: unknown option {unknown[0]!r}{did_you_mean(unknown[0], defaults)}; the "
+                         f"options: {', '.join(defaults)}")
+    o = {**defaults, **options}
+    for k, v in o.items():
+        if k in CHECKS and not (v is None and defaults.get(k) is None):  # (None: the learner's own choice)
+            ok, what = CHECKS[k]
+            if not ok(v):
+                raise ValueError(f"{learner}: option {k!r} must be {what}, got {v!r}")
+    if load_specs:
+        from ..loader import load
+
+        specs = o.get("opponents") or []
+        for spec in [specs] if isinstance(specs, str) else specs:
+            if spec != "self":
+                try:
+                    load(spec)
+                except (ValueError, FileNotFoundError, ImportError, TypeError) as e:
+                    raise ValueError(f"{learner}: option 'opponents': {e}") from None
+        if o.get("init") is not None:
+            from .move_policy import MoveScoringPolicy
+
+            try:
+                MoveScoringPolicy.from_dmc(o["init"])
+            except (ValueError, FileNotFoundError, TypeError, KeyError) as e:
+                raise ValueError(f"{learner}: option 'init': {e}") from None
+    return o
+
+
+__all__ = ["CHECKS", "check_options"]
