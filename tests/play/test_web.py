@@ -1,5 +1,8 @@
 """The web page's JSON API (agents.play.web): secrecy during play, clear errors that leave games intact,
 watching and replaying. Runs a real server on 127.0.0.1."""
+import os
+import time
+
 import numpy as np
 import pytest
 
@@ -359,3 +362,38 @@ def test_save_dir_is_the_operators_and_checked_at_start(tmp_path, capsys):
     assert main(["--save-dir", str(tmp_path / "f"), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "--save-dir" in err and "it is a file" in err and err.count("error:") == 1
+
+
+# ---------------------------------------------------------------------------- pipes in the folders
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_pipe_named_like_a_record_is_neither_listed_nor_opened(tmp_path):
+    """A FIFO named x.json in --save-dir or --replays froze its request: open() of a pipe waits for a writer.
+    The server reads regular files only: the listing leaves the pipes out, a GET of one is a 404 at once,
+    and the server answers on."""
+    replays, keep = tmp_path / "replays", tmp_path / "kept"
+    replays.mkdir()
+    m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=4, index=1)
+    m.advance()
+    record.save(m.record(), replays / "watched.json")
+    s = Server(replays, save_dir=keep)
+    pipes = [replays / "x.json", keep / "x.json", keep / "y.json"]
+    for p in pipes:
+        os.mkfifo(p)
+    (keep / "folder.json").mkdir()  # not a file either
+    try:
+        for path in ("/api/replays/x.json", "/api/kept/x.json", "/api/kept/y.json", "/api/kept/folder.json"):
+            t0 = time.monotonic()
+            status, r = s.call("GET", path, timeout=5)
+            assert status == 404 and set(r) == {"error"} and "not a regular file" in r["error"], (path, r)
+            assert time.monotonic() - t0 < 2 and str(tmp_path) not in r["error"], path
+        status, r = s.call("GET", "/api/replays", timeout=5)
+        assert status == 200 and r["records"] == ["watched.json"] and r["kept"] == [], r
+        assert s.call("GET", "/api/replays/watched.json", timeout=5)[0] == 200  # still serving
+        assert s.call("GET", "/api/agents", timeout=5)[0] == 200
+    finally:
+        for p in pipes:  # a request stuck in open() (the old server) gets its writer, so the server can stop
+            try:
+                os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader waits on it
+                pass
+        s.stop()

@@ -32,7 +32,9 @@ A refused move is 400 with ``{"error": text, "refusal": {"text", "tried", "needs
 **Kept hands**: each hand played on the page is saved, once it is over, in the folder the server's
 operator names with ``--save-dir`` (default ``hands/``, as ``ddz-play``; ``--no-save``: none), as
 ``web-YYYYmmdd-HHMMSS-seedS-dealD-seatX.json``; the Replays tab lists them. The server names the
-file; no request names a file or a folder.
+file; no request names a file or a folder. Of both folders only regular files are listed and read: a pipe, a
+device or a folder named ``x.json`` is left out of the list and a 404 when asked for (opening a pipe would wait
+for a writer, holding the request).
 
 The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
 the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
@@ -54,6 +56,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -155,6 +158,15 @@ def _record_name(name: str) -> bool:
     """A plain ``.json`` file name (no folder, no hidden file): the only names the record routes open."""
     return name.endswith(".json") and not name.startswith(".") and len(name) <= 255 and not any(
         c in name for c in "/\\\0")
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a regular file (following a symlink); one that vanished or cannot be
+    stat'ed is not."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
@@ -386,9 +398,16 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         return spectate(parsed(b"".join(chunks)))
 
     def listed(folder: Path | None) -> list[str]:
+        # regular files only (a symlink to one counts): a pipe, a device or a folder named x.json is no
+        # record, and opening a pipe would wait for a writer (read_record refuses them too)
         if folder is None or not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.glob("*.json") if not p.name.startswith("."))
+        try:
+            with os.scandir(folder) as entries:
+                return sorted(e.name for e in entries if _record_name(e.name) and _regular(e))
+        except OSError as e:  # the folder went away or cannot be read: logged with the path, listed empty
+            log.error("cannot list %s: %s", folder, e)
+            return []
 
     @app.get("/api/replays")
     def replay_list():
@@ -412,8 +431,17 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         if not _record_name(name):
             raise _error(400, f"bad record name {_short(name)}: a .json file name of the {flag} folder")
         path = folder / name
+        not_regular = _error(404, f"no record {name!r} (it is not a regular file)")
         try:
-            with open(path, "rb") as f:
+            # a pipe named x.json would block open() until something writes to it, and a device would be
+            # opened at all: stat first, then open without blocking and check the file opened (it may have
+            # been swapped in between); on a regular file O_NONBLOCK changes nothing
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise not_regular
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+            with open(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise not_regular
                 data = f.read(MAX_RECORD_BYTES + 1)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise _error(404, f"no record {name!r}") from None
