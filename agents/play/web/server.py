@@ -11,7 +11,7 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``GET  /api/agents``                    the agent names a game can seat
 ``POST /api/games``                     new hand: ``{"seat", "vs": [a, b], "seed", "deal", "rules"}``
 ``GET  /api/games/{id}``                the person's view
-``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id}``
+``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id, "version": n}``
 ``GET  /api/games/{id}/record``         the hand record (409 until the hand is over); ``?download=1``
                                         sends it as a file to save
 ``GET  /api/games/{id}/replay``         the finished hand's positions (spectator views), as ``/api/replay``
@@ -21,13 +21,19 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``GET  /api/kept/{name}``               a kept hand's positions; ``/api/replays/{name}``: a ``--replays`` record's
 ======================================  ==========================================================
 
-A game's answer is ``{"id", "view", "steps", "kept"}``: ``view`` is the person's view now, ``steps``
+A game's answer is ``{"id", "version", "view", "steps", "kept"}``: ``version`` counts the actions taken in the
+hand so far (each action moves it on by one, so it names one state of the hand); ``view`` is the person's view now, ``steps``
 the person's views after each action since the last answer (their own move, then each agent's, so
 the page can show the agents' moves one after another; the last step is ``view``), ``kept`` where
 the finished hand's record was saved (``{"name", "dir"}``: the file's and the folder's names only),
 ``{"error"}`` if it could not be, ``None`` while the hand runs or when the server keeps no hands.
 A refused move is 400 with ``{"error": text, "refusal": {"text", "tried", "needs", "ruling",
 "suggestion"}}``: what was tried and what the table needs, in words (:mod:`agents.play.explain`).
+
+**Stale actions**: an action names the ``version`` of the answer whose view it was chosen in. One naming
+another version (a double click, a second tap while the agents think, another tab) is refused with 409 and
+nothing is played: the person never plays a move in a position they were not shown. One without a version is
+a 400.
 
 **Kept hands**: each hand played on the page is saved, once it is over, in the folder the server's
 operator names with ``--save-dir`` (default ``hands/``, as ``ddz-play``; ``--no-save``: none), as
@@ -100,6 +106,9 @@ class NewGame(BaseModel):
 class Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Union[int, str]
+    # the answer's "version" the action was chosen in; strict: true or "3" is no version. Optional here only so
+    # that a missing one gets a plain sentence (act) rather than the validator's "Field required"
+    version: Union[int, None] = Field(None, ge=0, strict=True)
 
 
 class Watch(BaseModel):
@@ -271,10 +280,15 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
                 kept[gid] = {"error": f"the hand could not be kept on the server ({write_failure(e)}); download it"}
         return kept[gid]
 
+    def version(m: Match) -> int:
+        # the actions taken so far: a hand only moves forward, one action at a time, so this names one state
+        return len(m.game.history)
+
     def state(gid: str, m: Match, steps: list | None = None) -> dict:
         seat = m.people[0]
         view = m.view(seat)
-        return {"id": gid, "view": view, "steps": steps if steps else [view], "kept": keep_hand(gid, m)}
+        return {"id": gid, "version": version(m), "view": view, "steps": steps if steps else [view],
+                "kept": keep_hand(gid, m)}
 
     def spectate(record: dict) -> dict:
         try:
@@ -327,6 +341,14 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             m = game(gid)
             if m.game.is_over:
                 raise _error(409, "the hand is over")
+            if req.version is None:
+                raise _error(400, "the action names no version: send the \"version\" of the answer whose view it "
+                                  "was chosen in")
+            now = version(m)
+            if req.version != now:  # checked before anything moves: a refused action plays nothing
+                raise _error(409, f"stale action {_short(req.action)}: it was chosen at move {req.version} of the "
+                                  f"hand, which is at move {now} now (a second click, or another page, acted "
+                                  f"first); nothing was played")
             seat = m.people[0]
             try:
                 m.play(seat, req.action)
