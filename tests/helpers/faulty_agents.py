@@ -2,6 +2,7 @@
 import multiprocessing
 import os
 import signal
+import time
 
 from agents import RuleAgent
 
@@ -17,3 +18,19 @@ class DiesInAWorker(RuleAgent):
 
     def __repr__(self):
         return "DiesInAWorker()"
+
+
+class Slow(RuleAgent):
+    """The rule agent, taking ``delay`` seconds over each decision, as a search agent thinks (up to 2 s an answer):
+    the web page's tests act while it thinks, the same every run."""
+
+    def __init__(self, delay: float = 0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.delay = delay
+
+    def act_batch(self, decisions):
+        time.sleep(self.delay)
+        return super().act_batch(decisions)
+
+    def __repr__(self):
+        return f"Slow(delay={self.delay})"

@@ -29,13 +29,15 @@ class Server:
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
 
-    def call(self, method: str, path: str, body=None, raw: bytes | None = None, host: str | None = None):
-        """(status, parsed JSON) of a request (``host``: its Host header, default the server's address)."""
+    def call(self, method: str, path: str, body=None, raw: bytes | None = None, host: str | None = None,
+             timeout: float = 60):
+        """(status, parsed JSON) of a request (``host``: its Host header, default the server's address;
+        ``timeout``: seconds to wait for the answer, then ``TimeoutError``)."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         headers = {"Content-Type": "application/json", **({"Host": host} if host is not None else {})}
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=60) as r:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, json.loads(r.read())
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read())

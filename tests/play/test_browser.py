@@ -182,9 +182,9 @@ def test_play_a_hand_by_clicking_then_replay_it_and_step_through_a_saved_one(bro
         # the saved record, opened from the Replays tab and stepped forward and back
         Select(d.find_element(By.ID, "replay-list")).select_by_visible_text("rule-vs-rule.json")
         d.find_element(By.ID, "btn-open").click()
-        WebDriverWait(d, 30).until(lambda d: _state(d) == "replay")
         n = len(saved["actions"])
-        assert d.find_element(By.ID, "step").text == f"0 / {n}"
+        # (the page is in a replay already, the kept hand's: wait for this record's first position)
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "replay" and d.find_element(By.ID, "step").text == f"0 / {n}")
         for _ in range(6):
             d.find_element(By.ID, "btn-next").click()
         d.find_element(By.ID, "btn-prev").click()
@@ -464,3 +464,93 @@ def test_the_replays_tab_says_where_hands_come_from_when_its_list_is_empty(brows
         _no_sideways_scroll(d, width)
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------------------- one action per position shown
+SLOW = 0.5  # seconds a slow agent takes over each decision: the two of them answer a move in about a second
+
+
+@pytest.fixture
+def slow_server():
+    """A server that seats ``test-slow``: the rule agent taking :data:`SLOW` s over each decision."""
+    from agents import register
+    from faulty_agents import Slow
+
+    register("test-slow", lambda checkpoint: Slow(SLOW), overwrite=True)
+    server = Server()
+    yield server
+    server.stop()
+
+
+def _mine(server, gid):
+    """The person's actions in the hand so far (the server's words) and how many actions it has seen."""
+    view = server.call("GET", f"/api/games/{gid}")[1]["view"]
+    return [h["text"] for h in view["history"] if h["seat"] == view["seat"]], len(view["history"])
+
+
+def _sending(d, shot=None):
+    """The page just sent an action: it says it waits, and every control is off until the answer is in."""
+    assert _state(d) == "sending", _state(d)
+    assert d.find_element(By.ID, "sending").is_displayed()
+    _in_view(d, "sending")
+    assert "waiting" in d.find_element(By.ID, "status").text
+    for b in d.find_elements(By.CSS_SELECTOR, "#controls button, #legal .chip"):
+        assert not b.is_enabled(), b.get_attribute("outerHTML")
+    assert not d.find_elements(By.CSS_SELECTOR, "#hand .card.pickable")
+    if shot:
+        d.save_screenshot(shot)
+
+
+def _answered(d, server, gid, mine, played):
+    """The answer is in: exactly one more action of the person's, ``played``, on the server and in the page's log."""
+    WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+    now, n = _mine(server, gid)
+    assert now == mine + [played], (mine, now)
+    assert d.find_element(By.ID, "message").text == ""
+    logged = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert len(logged) == n and logged.count(f"seat 0: {played}") == now.count(played), logged
+    return now
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 1000)])
+def test_a_double_click_or_a_click_while_the_agents_think_plays_one_action(browser, shots, slow_server, width,
+                                                                          height):
+    """A double click on Pass played two passes (against rule, pretrained), and against a slow agent a second
+    click 0.25 s after the first, while the page still showed "your turn" and Pass on, was played as the next
+    move: in a position the person never saw. Now the page turns its controls off and says it waits while an
+    action is in flight; a double click on "Play selected", on Pass, and a click while the agents think, each
+    play one action."""
+    import time
+
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    server, d = slow_server, browser
+    _viewport(d, width, height)
+    _open(d, server)
+    for sel in ("play-vs1", "play-vs2"):
+        Select(d.find_element(By.ID, sel)).select_by_visible_text("test-slow")
+    _to_the_lead(d)
+    gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
+    mine, _ = _mine(server, gid)
+
+    # a double click on "Play selected", the lowest card picked (a 3): one 3 played
+    d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[0].click()
+    ActionChains(d).double_click(d.find_element(By.ID, "btn-play")).perform()
+    _sending(d, os.path.join(shots, f"web-{width}x{height}-sending.png"))
+    mine = _answered(d, server, gid, mine, "3")
+
+    # a double click on Pass: one pass
+    assert d.find_element(By.ID, "btn-pass").is_enabled()  # (the agents answered the 3: there is a move to beat)
+    ActionChains(d).double_click(d.find_element(By.ID, "btn-pass")).perform()
+    _sending(d)
+    mine = _answered(d, server, gid, mine, "pass")
+
+    # Pass, and Pass again a quarter of a second later, while the agents think: one pass
+    assert d.find_element(By.ID, "btn-pass").is_enabled()
+    t0 = time.monotonic()
+    d.find_element(By.ID, "btn-pass").click()
+    time.sleep(0.25)
+    _sending(d)
+    d.find_element(By.ID, "btn-pass").click()  # off: nothing is sent
+    assert time.monotonic() - t0 < 2 * SLOW  # (the agents had not answered yet)
+    _answered(d, server, gid, mine, "pass")

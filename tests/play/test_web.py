@@ -1,5 +1,8 @@
 """The web page's JSON API (agents.play.web): secrecy during play, clear errors that leave games intact,
 watching and replaying. Runs a real server on 127.0.0.1."""
+import os
+import time
+
 import numpy as np
 import pytest
 
@@ -66,16 +69,19 @@ def test_a_person_plays_full_hands_and_never_receives_hidden_cards(server, seat)
         gid, view = r["id"], r["view"]
         steps = 0
         _check_steps(r, -1, seat)
+        assert r["version"] == len(view["history"])
         while not view["over"]:
             _check_secret(view, seat)
             assert view["your_turn"] and view["legal"]
             st, rec = server.call("GET", f"/api/games/{gid}/record")
             assert st == 409 and "not over" in rec["error"]
             before = len(view["history"])
-            status, r = server.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"]))})
+            status, r = server.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"])),
+                                                                        "version": r["version"]})
             assert status == 200, r
             view = r["view"]
             _check_steps(r, before, seat)
+            assert r["version"] == len(view["history"])
             steps += 1
             assert steps < 100
         _check_secret(view, seat)
@@ -91,10 +97,10 @@ def test_bad_requests_get_clear_errors_and_leave_the_game(server):
     gid = r["id"]
     before = server.call("GET", f"/api/games/{gid}")[1]
     for body, status_want, text in [
-        ({"action": "bid 9"}, 400, "no bid"),
-        ({"action": 17}, 400, "It is the bidding, not the time for a pair of 4s: bid 1, 2 or 3, or pass."),
-        ({"action": [1]}, 400, "bad request"),
-        ({}, 400, "bad request: action"),
+        ({"action": "bid 9", "version": 0}, 400, "no bid"),
+        ({"action": 17, "version": 0}, 400, "It is the bidding, not the time for a pair of 4s: bid 1, 2 or 3, or pass."),
+        ({"action": [1], "version": 0}, 400, "bad request"),
+        ({"version": 0}, 400, "bad request: action"),
     ]:
         status, r = server.call("POST", f"/api/games/{gid}/action", body)
         assert status == status_want and text in r["error"], r
@@ -267,11 +273,12 @@ def _to_the_lead(server, **extra):
     status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0, **extra})
     assert status == 200 and r["view"]["your_turn"] and r["view"]["phase"] == "BID", r
     gid = r["id"]
-    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 3"})
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 3", "version": r["version"]})
     while r["view"]["phase"] in ("DOUBLE", "REDOUBLE"):
-        status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "no"})
+        status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "no", "version": r["version"]})
     view = r["view"]
     assert view["phase"] == "PLAY" and view["your_turn"] and view["to_beat"] is None and view["cards_left"][0] == 20
+    assert r["version"] == len(view["history"])
     return gid, view
 
 
@@ -280,22 +287,23 @@ def test_refused_moves_are_explained_in_words_and_leave_the_game(server):
     detail apart (``refusal.ruling``), never the text of a move table."""
     status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0})
     gid = r["id"]
-    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 9"})
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 9", "version": 0})
     assert status == 400 and r["error"] == "'bid 9' is no bid: bid 1, 2 or 3, or pass. Did you mean 'bid 3'?", r
     assert r["refusal"]["suggestion"] == "bid 3" and r["refusal"]["ruling"].startswith("R3")
     gid, view = _to_the_lead(server)
     hand = view["hands"][0]
     before = server.call("GET", f"/api/games/{gid}")[1]
-    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "pass"})
+    at = len(view["history"])  # the version: the actions taken so far
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "pass", "version": at})
     assert status == 400 and r["error"] == "You lead this trick, so you cannot pass: play any move.", r
     assert r["refusal"]["ruling"].startswith("R8") and "R8" not in r["error"]
     low, high = hand[0], hand[-1]  # a 3 and an ace or higher: no move together
-    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": low + high})
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": low + high, "version": at})
     shown = " ".join({"T": "10", "B": "BJ", "R": "RJ"}.get(c, c) for c in low + high)
     assert status == 400 and r["error"].startswith(f"{shown} is not a move. Play one combination: a single, a pair"), r
     assert r["refusal"]["tried"] == shown and "R9" not in r["error"] and r["refusal"]["ruling"] == "R9-R13: the move types"
     missing = next(c for c in "3456789TJQKA2" if hand.count(c) < 2)
-    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": missing * 2})
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": missing * 2, "version": at})
     assert status == 400 and "but you hold" in r["error"] and r["error"].startswith("You tried a pair of "), r
     assert server.call("GET", f"/api/games/{gid}")[1] == before  # nothing moved
 
@@ -316,7 +324,8 @@ def test_a_finished_hand_is_kept_in_the_operators_folder_and_replays(tmp_path):
         r = {"kept": None}
         while not view["over"]:
             assert r["kept"] is None  # nothing is kept while the hand runs
-            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"]))})
+            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"])),
+                                                                   "version": len(view["history"])})
             view = r["view"]
         name = r["kept"]["name"]
         assert r["kept"] == {"name": name, "dir": "kept-hands"} and str(tmp_path) not in json.dumps(r)
@@ -343,7 +352,8 @@ def test_a_finished_hand_is_kept_in_the_operators_folder_and_replays(tmp_path):
     try:
         gid, view = _to_the_lead(s)
         while not view["over"]:
-            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": view["legal"][-1]})
+            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": view["legal"][-1],
+                                                                   "version": len(view["history"])})
             view = r["view"]
         assert r["kept"] is None and s.call("GET", f"/api/games/{gid}/replay")[0] == 200
         assert s.call("GET", "/api/kept/x.json")[0] == 404
@@ -359,3 +369,82 @@ def test_save_dir_is_the_operators_and_checked_at_start(tmp_path, capsys):
     assert main(["--save-dir", str(tmp_path / "f"), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "--save-dir" in err and "it is a file" in err and err.count("error:") == 1
+
+
+# ---------------------------------------------------------------------------- stale actions, pipes in the folders
+def test_an_action_chosen_in_an_older_state_is_refused_and_plays_nothing(server):
+    """A double click on Pass played two passes, and a second click while a slow agent thought was played as the
+    next move: the person never saw the position it was played in. Each answer now gives the hand's
+    ``version`` (the actions taken so far); an action naming another one is a 409 in words, and nothing moves."""
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0})
+    gid, first = r["id"], r["version"]
+    assert status == 200 and first == len(r["view"]["history"]) == 0 and r["view"]["your_turn"], r
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 3", "version": first})
+    assert status == 200 and r["version"] == len(r["view"]["history"]) > first, r
+    now = server.call("GET", f"/api/games/{gid}")[1]
+    assert now["version"] == r["version"]
+    # the second click of a double click names the state the first was chosen in; a page of a restarted
+    # server (whose game ids start again) may name one the hand has not reached
+    for stale in (first, r["version"] - 1, r["version"] + 1, r["version"] + 100):
+        for action in ("bid 3", "no", "pass", 0):
+            status, body = server.call("POST", f"/api/games/{gid}/action", {"action": action, "version": stale})
+            assert status == 409 and set(body) == {"error"}, (stale, action, body)
+            assert body["error"].startswith("stale action ") and f"chosen at move {stale} of the hand, which is at " \
+                   f"move {r['version']} now" in body["error"] and body["error"].endswith("nothing was played"), body
+            assert server.call("GET", f"/api/games/{gid}")[1] == now  # nothing moved, nothing was kept
+    status, r2 = server.call("POST", f"/api/games/{gid}/action", {"action": r["view"]["legal"][-1],
+                                                                  "version": r["version"]})
+    assert status == 200 and r2["version"] > r["version"], r2  # the version shown still plays
+
+
+def test_an_action_without_a_valid_version_is_refused_and_plays_nothing(server):
+    """The version is required (the page is this repository's only client): one missing, or not a count, is a
+    400 in words and the hand stays as it was."""
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0})
+    gid = r["id"]
+    before = server.call("GET", f"/api/games/{gid}")[1]
+    for body, text in [
+        ({"action": "bid 3"}, "the action names no version: send the \"version\" of the answer"),
+        ({"action": "bid 3", "version": None}, "the action names no version"),
+        ({"action": "bid 3", "version": -1}, "bad request: version"),
+        ({"action": "bid 3", "version": "0"}, "bad request: version"),
+        ({"action": "bid 3", "version": True}, "bad request: version"),
+        ({"action": "bid 3", "version": 0.5}, "bad request: version"),
+    ]:
+        status, r = server.call("POST", f"/api/games/{gid}/action", body)
+        assert status == 400 and set(r) == {"error"} and r["error"].startswith(text), (body, r)
+        assert server.call("GET", f"/api/games/{gid}")[1] == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_pipe_named_like_a_record_is_neither_listed_nor_opened(tmp_path):
+    """A FIFO named x.json in --save-dir or --replays froze its request: open() of a pipe waits for a writer.
+    The server reads regular files only: the listing leaves the pipes out, a GET of one is a 404 at once,
+    and the server answers on."""
+    replays, keep = tmp_path / "replays", tmp_path / "kept"
+    replays.mkdir()
+    m = Match.deal([RuleAgent()] * 3, ["rule"] * 3, seed=4, index=1)
+    m.advance()
+    record.save(m.record(), replays / "watched.json")
+    s = Server(replays, save_dir=keep)
+    pipes = [replays / "x.json", keep / "x.json", keep / "y.json"]
+    for p in pipes:
+        os.mkfifo(p)
+    (keep / "folder.json").mkdir()  # not a file either
+    try:
+        for path in ("/api/replays/x.json", "/api/kept/x.json", "/api/kept/y.json", "/api/kept/folder.json"):
+            t0 = time.monotonic()
+            status, r = s.call("GET", path, timeout=5)
+            assert status == 404 and set(r) == {"error"} and "not a regular file" in r["error"], (path, r)
+            assert time.monotonic() - t0 < 2 and str(tmp_path) not in r["error"], path
+        status, r = s.call("GET", "/api/replays", timeout=5)
+        assert status == 200 and r["records"] == ["watched.json"] and r["kept"] == [], r
+        assert s.call("GET", "/api/replays/watched.json", timeout=5)[0] == 200  # still serving
+        assert s.call("GET", "/api/agents", timeout=5)[0] == 200
+    finally:
+        for p in pipes:  # a request stuck in open() (the old server) gets its writer, so the server can stop
+            try:
+                os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader waits on it
+                pass
+        s.stop()

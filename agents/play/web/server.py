@@ -11,7 +11,7 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``GET  /api/agents``                    the agent names a game can seat
 ``POST /api/games``                     new hand: ``{"seat", "vs": [a, b], "seed", "deal", "rules"}``
 ``GET  /api/games/{id}``                the person's view
-``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id}``
+``POST /api/games/{id}/action``         ``{"action": "33" | "pass" | "bid 3" | "double" | id, "version": n}``
 ``GET  /api/games/{id}/record``         the hand record (409 until the hand is over); ``?download=1``
                                         sends it as a file to save
 ``GET  /api/games/{id}/replay``         the finished hand's positions (spectator views), as ``/api/replay``
@@ -21,7 +21,8 @@ seat's cards or the bottom before its reveal. A hand's full record is served onc
 ``GET  /api/kept/{name}``               a kept hand's positions; ``/api/replays/{name}``: a ``--replays`` record's
 ======================================  ==========================================================
 
-A game's answer is ``{"id", "view", "steps", "kept"}``: ``view`` is the person's view now, ``steps``
+A game's answer is ``{"id", "version", "view", "steps", "kept"}``: ``version`` counts the actions taken in the
+hand so far (each action moves it on by one, so it names one state of the hand); ``view`` is the person's view now, ``steps``
 the person's views after each action since the last answer (their own move, then each agent's, so
 the page can show the agents' moves one after another; the last step is ``view``), ``kept`` where
 the finished hand's record was saved (``{"name", "dir"}``: the file's and the folder's names only),
@@ -29,10 +30,17 @@ the finished hand's record was saved (``{"name", "dir"}``: the file's and the fo
 A refused move is 400 with ``{"error": text, "refusal": {"text", "tried", "needs", "ruling",
 "suggestion"}}``: what was tried and what the table needs, in words (:mod:`agents.play.explain`).
 
+**Stale actions**: an action names the ``version`` of the answer whose view it was chosen in. One naming
+another version (a double click, a second tap while the agents think, another tab) is refused with 409 and
+nothing is played: the person never plays a move in a position they were not shown. One without a version is
+a 400.
+
 **Kept hands**: each hand played on the page is saved, once it is over, in the folder the server's
 operator names with ``--save-dir`` (default ``hands/``, as ``ddz-play``; ``--no-save``: none), as
 ``web-YYYYmmdd-HHMMSS-seedS-dealD-seatX.json``; the Replays tab lists them. The server names the
-file; no request names a file or a folder.
+file; no request names a file or a folder. Of both folders only regular files are listed and read: a pipe, a
+device or a folder named ``x.json`` is left out of the list and a 404 when asked for (opening a pipe would wait
+for a writer, holding the request).
 
 The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
 the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
@@ -54,6 +62,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -97,6 +106,9 @@ class NewGame(BaseModel):
 class Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Union[int, str]
+    # the answer's "version" the action was chosen in; strict: true or "3" is no version. Optional here only so
+    # that a missing one gets a plain sentence (act) rather than the validator's "Field required"
+    version: Union[int, None] = Field(None, ge=0, strict=True)
 
 
 class Watch(BaseModel):
@@ -155,6 +167,15 @@ def _record_name(name: str) -> bool:
     """A plain ``.json`` file name (no folder, no hidden file): the only names the record routes open."""
     return name.endswith(".json") and not name.startswith(".") and len(name) <= 255 and not any(
         c in name for c in "/\\\0")
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a regular file (following a symlink); one that vanished or cannot be
+    stat'ed is not."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
@@ -259,10 +280,15 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
                 kept[gid] = {"error": f"the hand could not be kept on the server ({write_failure(e)}); download it"}
         return kept[gid]
 
+    def version(m: Match) -> int:
+        # the actions taken so far: a hand only moves forward, one action at a time, so this names one state
+        return len(m.game.history)
+
     def state(gid: str, m: Match, steps: list | None = None) -> dict:
         seat = m.people[0]
         view = m.view(seat)
-        return {"id": gid, "view": view, "steps": steps if steps else [view], "kept": keep_hand(gid, m)}
+        return {"id": gid, "version": version(m), "view": view, "steps": steps if steps else [view],
+                "kept": keep_hand(gid, m)}
 
     def spectate(record: dict) -> dict:
         try:
@@ -315,6 +341,14 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             m = game(gid)
             if m.game.is_over:
                 raise _error(409, "the hand is over")
+            if req.version is None:
+                raise _error(400, "the action names no version: send the \"version\" of the answer whose view it "
+                                  "was chosen in")
+            now = version(m)
+            if req.version != now:  # checked before anything moves: a refused action plays nothing
+                raise _error(409, f"stale action {_short(req.action)}: it was chosen at move {req.version} of the "
+                                  f"hand, which is at move {now} now (a second click, or another page, acted "
+                                  f"first); nothing was played")
             seat = m.people[0]
             try:
                 m.play(seat, req.action)
@@ -386,9 +420,16 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         return spectate(parsed(b"".join(chunks)))
 
     def listed(folder: Path | None) -> list[str]:
+        # regular files only (a symlink to one counts): a pipe, a device or a folder named x.json is no
+        # record, and opening a pipe would wait for a writer (read_record refuses them too)
         if folder is None or not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.glob("*.json") if not p.name.startswith("."))
+        try:
+            with os.scandir(folder) as entries:
+                return sorted(e.name for e in entries if _record_name(e.name) and _regular(e))
+        except OSError as e:  # the folder went away or cannot be read: logged with the path, listed empty
+            log.error("cannot list %s: %s", folder, e)
+            return []
 
     @app.get("/api/replays")
     def replay_list():
@@ -412,8 +453,17 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         if not _record_name(name):
             raise _error(400, f"bad record name {_short(name)}: a .json file name of the {flag} folder")
         path = folder / name
+        not_regular = _error(404, f"no record {name!r} (it is not a regular file)")
         try:
-            with open(path, "rb") as f:
+            # a pipe named x.json would block open() until something writes to it, and a device would be
+            # opened at all: stat first, then open without blocking and check the file opened (it may have
+            # been swapped in between); on a regular file O_NONBLOCK changes nothing
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise not_regular
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+            with open(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise not_regular
                 data = f.read(MAX_RECORD_BYTES + 1)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise _error(404, f"no record {name!r}") from None

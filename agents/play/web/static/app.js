@@ -10,11 +10,14 @@ const SHOW = { T: "10", B: "BJ", R: "RJ" };               // the one card notati
 const $ = (id) => document.getElementById(id);
 
 let mode = "play";        // "play" | "replay"
-let game = null;          // {id, view, kept} of the hand being played
+let game = null;          // {id, version, view, kept} of the hand being played (version: the server's, sent back
+                          // with each action so that it refuses one chosen in a position since gone)
 let replay = null;        // {record, positions, k, seat}
 let selected = new Set(); // indices into the person's hand string
 let timer = null;         // a replay's auto stepping
 let playback = null;      // the agents' moves being shown one after another: {timer, finish}
+let busy = false;         // an action is sent and its answer not in: the controls are shown but off until it is
+let ticket = 0;           // bumped by each request that replaces what is shown: the answer of an older one is dropped
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -25,6 +28,7 @@ async function api(method, path, body) {
   if (!r.ok) {
     const err = new Error(data && data.error ? data.error : `HTTP ${r.status}`);
     err.refusal = data && data.refusal;
+    err.status = r.status;
     throw err;
   }
   return data;
@@ -139,6 +143,7 @@ function statusText(view, me) {
     const r = view.result;
     return r.void ? "Void hand: everyone passed" : `Hand over: seat ${r.winner} went out`;
   }
+  if (busy && mode === "play") return `${view.phase} · sent · waiting for the other seats`;
   const who = view.to_act === me && mode === "play" ? "your" : `seat ${view.to_act}'s`;
   const what = { BID: "bid", DOUBLE: "double?", REDOUBLE: "redouble?", PLAY: view.to_beat ? `to beat ${pretty(view.to_beat.cards)} (seat ${view.to_beat.seat})` : "lead" }[view.phase];
   return `${view.phase} · ${who} turn · ${what}`;
@@ -179,10 +184,7 @@ function drawHand(mine, view, me) {
   [...cards.children].forEach((c, i) => {
     c.dataset.index = i;
     if (selected.has(i)) c.classList.add("selected");
-    if (mode === "play" && !playback && view.your_turn && view.phase === "PLAY") {
-      c.classList.add("pickable");
-      c.addEventListener("click", () => toggle(i));
-    }
+    if (mode === "play") c.addEventListener("click", () => toggle(i)); // (pickable or not: drawControls)
     hand.appendChild(c);
   });
   mine.insertBefore(hand, mine.querySelector(".said"));
@@ -263,34 +265,54 @@ function drawKept(box) {
   box.append(kept);
 }
 
+// whether the person may act now: their turn, shown (no agents' moves being played back), no action in flight
+function canAct() {
+  return mode === "play" && game !== null && !playback && !busy && game.view.your_turn && !game.view.over;
+}
+
 function toggle(i) {
+  if (!canAct() || game.view.phase !== "PLAY") return;
   if (selected.has(i)) selected.delete(i); else selected.add(i);
   drawPlay();
 }
 
 function drawPlay() {
   const view = game.view;
-  const me = view.seat;
   const playing = playback !== null;
   const last = view.history[view.history.length - 1];
-  draw(view, me, playing && last ? last.seat : null);
+  draw(view, view.seat, playing && last ? last.seat : null);
+  drawControls();
+}
+
+// the person's controls for game.view: shown on their turn; while an action is in flight still shown (the page
+// does not jump) but off, and a line says the page waits: a second click or tap would otherwise be sent as the
+// next move, in a position the person has not seen yet
+function drawControls() {
+  const view = game.view;
+  const playing = playback !== null;
+  const last = view.history[view.history.length - 1];
   const turn = view.your_turn && !playing;
-  document.body.dataset.state = playing ? "agents" : (view.over ? "over" : (turn ? "your-turn" : "waiting"));
+  const live = turn && !busy;
+  document.body.dataset.state = playing ? "agents" : (busy ? "sending" : (view.over ? "over" : (turn ? "your-turn" : "waiting")));
   document.body.dataset.game = game.id;
+  $("status").textContent = statusText(view, view.seat);
   $("agents-bar").classList.toggle("hidden", !playing);
   if (playing && last) $("acting").textContent = `seat ${last.seat} · ${view.players[last.seat]}: ${saidText(last)}`;
+  $("sending").classList.toggle("hidden", !busy);
   $("controls").classList.toggle("hidden", !turn);
+  $("controls").setAttribute("aria-busy", busy ? "true" : "false");
   $("bid-buttons").classList.toggle("hidden", !(turn && view.phase === "BID"));
   $("double-buttons").classList.toggle("hidden", !(turn && (view.phase === "DOUBLE" || view.phase === "REDOUBLE")));
   $("play-buttons").classList.toggle("hidden", !(turn && view.phase === "PLAY"));
-  if (turn && view.phase === "BID")
-    document.querySelectorAll(".bid-btn").forEach((b) => { b.disabled = !view.legal.includes(b.dataset.action === "pass" ? "bid pass" : b.dataset.action); });
+  document.querySelectorAll(".bid-btn").forEach((b) => { b.disabled = !(live && view.legal.includes(b.dataset.action === "pass" ? "bid pass" : b.dataset.action)); });
   if (turn && (view.phase === "DOUBLE" || view.phase === "REDOUBLE")) {
     const word = view.phase === "DOUBLE" ? "double" : "redouble";
     $("btn-double").textContent = word[0].toUpperCase() + word.slice(1);
     $("btn-nodouble").textContent = "No " + word;
   }
-  $("btn-pass").disabled = !(turn && view.legal.includes("pass"));
+  for (const id of ["btn-double", "btn-nodouble", "btn-play", "btn-clear"]) $(id).disabled = !live;
+  $("btn-pass").disabled = !(live && view.legal.includes("pass"));
+  document.querySelectorAll("#hand .card").forEach((c) => c.classList.toggle("pickable", live && view.phase === "PLAY"));
   const legal = $("legal");
   legal.replaceChildren();
   if (turn && view.phase === "PLAY") {
@@ -299,6 +321,7 @@ function drawPlay() {
     moves.slice(0, 40).forEach((m) => {
       const c = el("button", "chip", pretty(m));
       c.dataset.move = m;
+      c.disabled = !live;
       c.addEventListener("click", () => selectMove(m));
       legal.appendChild(c);
     });
@@ -307,6 +330,7 @@ function drawPlay() {
 }
 
 function selectMove(move) {
+  if (!canAct()) return;
   const hand = game.view.hands[game.view.seat];
   selected = new Set();
   const used = new Set();
@@ -331,14 +355,15 @@ function showSteps(resp) {
   const finish = () => {
     if (playback) clearTimeout(playback.timer);
     playback = null;
-    game = { id: resp.id, view: resp.view, kept: resp.kept };
+    game = { id: resp.id, version: resp.version, view: resp.view, kept: resp.kept };
     drawPlay();
   };
   const delay = speedMs();
   if (delay === 0 || steps.length === 1) { finish(); return; }
   let i = 0;
   playback = { timer: null, finish };
-  const show = () => { game = { id: resp.id, view: steps[i], kept: null }; drawPlay(); };
+  // (a step's position is gone by the time it is shown: no version, and canAct is false while it plays back)
+  const show = () => { game = { id: resp.id, version: null, view: steps[i], kept: null }; drawPlay(); };
   const next = () => {
     i += 1;
     if (i >= steps.length - 1) { finish(); return; }
@@ -351,31 +376,52 @@ function showSteps(resp) {
 
 function skip() { if (playback) playback.finish(); }
 
+// send one action, naming the version of the position it was chosen in. The controls are off until the answer
+// is in, so a second click (a double click, a tap while the agents think) sends nothing; the server refuses
+// any action that still names an older version (another tab played first): then the hand is shown as it is
 async function send(action) {
+  if (!canAct()) return;
   message("");
-  try {
-    const resp = await api("POST", `/api/games/${game.id}/action`, { action });
-    selected = new Set();
-    showSteps(resp);
-  } catch (e) { message(e.message, e.refusal); }
+  const { id, version } = game;
+  const mine = ++ticket;
+  busy = true;
+  drawControls();
+  let resp = null, err = null;
+  try { resp = await api("POST", `/api/games/${encodeURIComponent(id)}/action`, { action, version }); }
+  catch (e) { err = e; }
+  if (mine !== ticket) return; // a new hand or a replay was opened meanwhile: this answer is no longer shown
+  busy = false;
+  if (!err) { selected = new Set(); showSteps(resp); return; }
+  message(err.message, err.refusal);
+  if (err.status !== 409) { drawControls(); return; }
+  selected = new Set();
+  try { resp = await api("GET", `/api/games/${encodeURIComponent(id)}`); } catch (e) { drawControls(); return; }
+  if (mine === ticket) showSteps(resp);
 }
 
 async function newHand() {
   stopAuto();
   stopPlayback();
+  const mine = ++ticket; // an action still in flight is for the hand left: its answer is dropped
+  busy = false;
   mode = "play";
   replay = null;
   $("replay-controls").classList.add("hidden");
   message("");
   selected = new Set();
   const body = { seat: +$("play-seat").value, vs: [$("play-vs1").value, $("play-vs2").value], seed: +$("play-seed").value, deal: +$("play-deal").value };
-  try { showSteps(await api("POST", "/api/games", body)); } catch (e) { message(e.message); }
+  try {
+    const resp = await api("POST", "/api/games", body);
+    if (mine === ticket) showSteps(resp); // (a second click's hand replaces the first's)
+  } catch (e) { if (mine === ticket) message(e.message); }
 }
 
 // ---------------------------------------------------------------- replays and watching
 function openReplay(data) {
   stopAuto();
   stopPlayback();
+  ticket++; // an action still in flight: its answer would draw the hand over the replay
+  busy = false;
   mode = "replay";
   game = null;
   selected = new Set();
