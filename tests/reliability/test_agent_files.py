@@ -87,3 +87,18 @@ def test_a_douzero_network_with_an_extra_tensor_over_the_bound_is_refused(tmp_pa
         torch.save(sd, tmp_path / f"{position}.ckpt")
     out = load_in_subprocess(f"douzero:{tmp_path}", env={"DDZ_MAX_LOAD_BYTES": str(1 << 20)})
     assert "landlord.ckpt" in out and "more than the 1,048,576 an agent file may be" in out
+
+
+def test_an_rllib_folder_that_links_to_itself_is_not_followed(tmp_path):
+    """Two links back to the folder itself: the recursive glob that looked for ``module_state.pkl`` followed them
+    (2^40 paths; no answer within minutes). The walk follows no link, and finds what the real folders hold."""
+    (tmp_path / "a").symlink_to(".")
+    (tmp_path / "b").symlink_to(tmp_path)
+    out = load_in_subprocess(f"rllib:{tmp_path}", timeout=30)
+    assert out.startswith(f"ValueError: rllib checkpoint {str(tmp_path)!r}: neither a policy.pt nor an RLlib "
+                          f"module_state.pkl inside"), out
+    (tmp_path / "learner" / "shared").mkdir(parents=True)
+    (tmp_path / "learner" / "shared" / "module_state.pkl").write_bytes(b"")
+    (tmp_path / "learner" / "shared" / "up").symlink_to(tmp_path)
+    out = load_in_subprocess(f"rllib:{tmp_path}", timeout=30)
+    assert "RLlib keeps its weights as a pickle" in out and "learner/shared/module_state.pkl" in out, out
