@@ -166,6 +166,46 @@ def check_plain(obj: Any, what: str = "config") -> Any:
     return obj
 
 
+def check_tensor_bytes(obj: Any, what: str, limit: int | None = None) -> int:
+    """The bytes the tensors in ``obj`` (a loaded file: dicts, lists and tuples of tensors) take once
+    materialized, ``numel * element_size`` each; ``ValueError`` naming ``what``, the figure and the largest
+    tensor if more than ``limit`` (default :func:`ddz_env.files.max_load_bytes`, the bound on an agent file).
+
+    The file bound alone does not bound memory: ``torch.save`` of ``torch.zeros(1).expand(2048, 2048)`` keeps
+    its one-element storage, so a few-KB file holds tensors of any shape; they passed every shape check and
+    took the full shapes' memory when a network was built from them (or a check such as ``isfinite`` ran).
+    Containers are walked once each (memoized: shared references cost nothing); every reference to a tensor
+    counts, as loading each copies it."""
+    import torch
+
+    from ddz_env.files import max_load_bytes
+
+    limit = max_load_bytes() if limit is None else limit
+    total, largest, seen = 0, (0, "", None), set()
+    stack: list[tuple[Any, str]] = [(obj, "")]
+    while stack:
+        node, name = stack.pop()
+        if torch.is_tensor(node):
+            size = node.numel() * node.element_size()
+            total += size
+            if size > largest[0]:
+                largest = (size, name, node)
+            continue
+        if not isinstance(node, (dict, list, tuple)) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            stack.extend((v, f"{name}.{k}" if name else str(k)) for k, v in node.items())
+        else:
+            stack.extend((v, f"{name}[{i}]") for i, v in enumerate(node))
+    if total > limit:
+        size, name, t = largest
+        raise ValueError(f"{what}: its tensors would take {total:,} bytes in memory, more than the {limit:,} an agent "
+                         f"file may be ({name} alone: shape {tuple(t.shape)}, {t.numel():,} elements, {size:,} bytes; "
+                         f"set DDZ_MAX_LOAD_BYTES to allow more)")
+    return total
+
+
 def config_of(checkpoint: dict) -> dict:
     """A checkpoint's ``"config"`` (the keyword arguments of its kind's constructor), ``{}`` if none;
     ``ValueError`` if it is no dict or beyond the config limits (:func:`check_plain`)."""
@@ -292,6 +332,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
             else type(checkpoint).__name__
         raise ValueError(f"{os.fspath(path)!r} is corrupt or not a ddz-env checkpoint: expected a dict with "
                          f"an 'agent' name, got {got}")
+    check_tensor_bytes(checkpoint, f"checkpoint {os.fspath(path)!r}")  # (stride-0 views: a small file, any shape)
     return checkpoint
 
 
@@ -304,6 +345,6 @@ def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None
     write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
-__all__ = ["check_plain", "expanded_size_check", "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH",
+__all__ = ["check_plain", "check_tensor_bytes", "expanded_size_check", "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH",
            "load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "config_of", "PRETRAINED",
            "pretrained_path"]

@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
     try:
         if args.resume:
             ck = load_checkpoint(args.resume)
-            cfg = resume_config(ck["config"], args.overrides, has_tables=ck.get("collector") is not None)
+            cfg = resume_config(ck["config"], args.overrides, has_tables=ck.get("collector") is not None,
+                                where=f"the config stored in {args.resume}")
             p = Path(args.resume)
             run_dir = Path(args.run_dir) if args.run_dir else (p if p.is_dir() else p.parent)
         else:

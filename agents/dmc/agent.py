@@ -14,7 +14,7 @@ import torch
 
 
 from ..base import BatchAgent, Decisions
-from ..loader import pretrained_path
+from ..loader import check_tensor_bytes, pretrained_path
 from .model import BIDDING_NET, OBS_CELLS, DMCModel, net_of
 from .checkpoint import check_checkpoint, load_checkpoint
 
@@ -22,18 +22,23 @@ from .checkpoint import check_checkpoint, load_checkpoint
 
 def check_shapes(args: tuple, weights: Any) -> None:
     """``ValueError`` unless ``weights`` (a state dict) has exactly the tensors of ``DMCModel(*args)``, shape for
-    shape. The model is laid out on the meta device (no memory), so stated sizes that are absurd cost nothing:
-    a 17 MB file asking for ``state_layers: [300000]`` took 43 s and 9.4 GB before it was refused."""
+    shape, and that network fits the bound on an agent file (:func:`~agents.loader.check_tensor_bytes`). The
+    model is laid out on the meta device (no memory), so stated sizes that are absurd cost nothing: a 17 MB file
+    asking for ``state_layers: [300000]`` took 43 s and 9.4 GB before it was refused; stride-0 weights of those
+    shapes fit in a few KB."""
     if not isinstance(weights, dict):
         raise ValueError(f"'model' must be a state dict, got {type(weights).__name__}")
     with torch.device("meta"):
-        want = {k: tuple(v.shape) for k, v in DMCModel(*args).state_dict().items()}
+        net = DMCModel(*args).state_dict()
+    want = {k: tuple(v.shape) for k, v in net.items()}
     got = {k: tuple(v.shape) for k, v in weights.items() if torch.is_tensor(v)}
     if got != want:
         diff = sorted(set(got) ^ set(want)) or sorted(k for k in want if got[k] != want[k])
         k = diff[0]
         raise ValueError(f"the weights do not fit the stated model_kwargs: {k} is {got.get(k, 'missing')}, the "
                          f"stated layers make it {want.get(k, 'absent')}")
+    check_tensor_bytes(net, "the network of the stated model_kwargs")
+    check_tensor_bytes(weights, "the weights")
 
 
 class DMCAgent(BatchAgent):
@@ -62,12 +67,12 @@ class DMCAgent(BatchAgent):
             name = f"dmc:{os.path.basename(os.fspath(path))}"
         try:
             kw = ck["model_kwargs"]
-            bad = [k for k, v in ck["model"].items() if torch.is_tensor(v) and v.is_floating_point()
-                   and not bool(torch.isfinite(v).all())]
             args = (list(kw["state_layers"]), list(kw["head_layers"]), int(kw.get("history_lstm", 0)),
                     bool(kw.get("hand_after", False)), str(kw.get("value_head", "q")),
                     bool(kw.get("predict_hands", False)))  # (its hand head is kept, never used to act)
             check_shapes(args, ck["model"])  # the file's sizes against its weights before any memory is taken
+            bad = [k for k, v in ck["model"].items() if torch.is_tensor(v) and v.is_floating_point()
+                   and not bool(torch.isfinite(v).all())]  # (after the sizes: isfinite takes a tensor's full size)
             model = DMCModel(*args)
             model.load_state_dict(ck["model"])
         except (KeyError, TypeError, RuntimeError, AttributeError, ValueError) as e:

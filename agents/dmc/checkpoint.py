@@ -15,6 +15,7 @@ import torch
 
 from ddz_env.files import input_file
 
+from ..loader import check_tensor_bytes
 from ..runs.folder import CHECKPOINT, CheckpointWriteError, write_checkpoint
 from .config import NET_NAMES, TrainConfig
 from .model import DMCModel
@@ -59,6 +60,7 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu") -> dict[
         ck = torch.load(p, map_location=map_location, weights_only=True)
     except Exception as e:  # noqa: BLE001 (corrupt file, not a torch file, unsafe pickle)
         raise ValueError(f"{p}: not a readable ddz-env checkpoint ({type(e).__name__}: {e})") from None
+    check_tensor_bytes(ck, str(p))  # (stride-0 views: a few-KB file of tensors of any shape)
     return check_checkpoint(ck, str(p))
 
 

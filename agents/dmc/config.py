@@ -312,11 +312,13 @@ def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] |
 
 
 def resume_config(saved: dict[str, Any], overrides: list[str] | dict[str, Any] | None,
-                  has_tables: bool = False) -> TrainConfig:
+                  has_tables: bool = False, where: str = "the checkpoint's stored config") -> TrainConfig:
     """The config of a resumed run: the saved one with ``overrides``, refusing by name the keys
-    (``RESUME_FIXED``) the saved weights and optimizer state cannot take, and ``num_envs`` /
-    ``num_actors`` when the checkpoint holds the tables of an inline run (``has_tables``)."""
-    return SCHEMA.resume(saved, overrides, ("num_envs", "num_actors") if has_tables else ())
+    (``RESUME_FIXED``) the saved weights and optimizer state cannot take, ``num_envs`` /
+    ``num_actors`` when the checkpoint holds the tables of an inline run (``has_tables``), and an agent
+    spec with ``trust=...`` that the overrides do not replace (trust is typed, never read from a file;
+    ``where`` names the file)."""
+    return SCHEMA.resume(saved, overrides, ("num_envs", "num_actors") if has_tables else (), where)
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:

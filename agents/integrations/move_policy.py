@@ -49,7 +49,7 @@ from ddz_env.observation import CH_STATUS, OBS_SHAPE
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions, take_sets
-from ..loader import read_checkpoint, save_checkpoint
+from ..loader import check_tensor_bytes, read_checkpoint, save_checkpoint
 from ..dmc.model import (ACTION_COUNTS, ACTION_DIM, ACTION_FEATURES, BIDDING_NET, NUM_NETS, OBS_CELLS, QNet,
                          hand_after_features, hand_counts)
 
@@ -301,13 +301,18 @@ def policy_from_checkpoint(ck: dict, where: str = "checkpoint") -> MoveScoringPo
         raise ValueError(f"{where}: unknown model arguments {sorted(unknown)}")
     try:
         with torch.device("meta"):  # the layout alone, no memory: its shapes against the file's
-            shapes = {k: tuple(v.shape) for k, v in MoveScoringPolicy(**kw).state_dict().items()}
+            net = MoveScoringPolicy(**kw).state_dict()
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: bad model arguments: {e}") from None
+    shapes = {k: tuple(v.shape) for k, v in net.items()}
     got = {k: tuple(v.shape) for k, v in weights.items() if torch.is_tensor(v)}
     if got != shapes:
         diff = sorted(set(got) ^ set(shapes)) or sorted(k for k in got if got[k] != shapes[k])
         raise ValueError(f"{where}: weights do not fit the stated layers ({kw}); first mismatch: {diff[0]}")
+    # the memory of what is built, before isfinite or the network takes it: stride-0 weights of any shape fit
+    # in a few KB (torch.zeros(1).expand(...)), so the file's size bounds nothing here
+    check_tensor_bytes(net, f"{where}: the network of the stated layers")
+    check_tensor_bytes(weights, where)
     bad = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
     if bad:
         raise ValueError(f"{where}: non-finite weights (NaN or inf) in {bad[0]}")

@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import glob
 import os
 from typing import Any
 
@@ -25,11 +24,26 @@ POLICY_FILE = "policy.pt"
 PREFIX = "policy."
 
 
+#: the most folders :func:`_module_state` looks through (an RLlib checkpoint holds a handful: its learner
+#: group, learner, module folders); ``rllib:/`` would otherwise walk the whole disk
+MAX_FOLDERS = 10_000
+
+
 def _module_state(path: str) -> list[str]:
-    """The module weight files inside an RLlib checkpoint folder (the self-play module's first)."""
-    found = sorted(glob.glob(os.path.join(glob.escape(path), "**", "module_state.pkl"), recursive=True))
+    """The module weight files inside an RLlib checkpoint folder (the self-play module's first). The walk
+    follows no symbolic link (``os.walk``'s default): a folder with two links to itself made the recursive glob
+    used before walk 2^40 paths (no answer within minutes); a linked folder is not looked into."""
     if os.path.isfile(os.path.join(path, "module_state.pkl")):
         return [os.path.join(path, "module_state.pkl")]
+    found, folders = [], 0
+    for folder, _dirs, files in os.walk(path, followlinks=False):
+        folders += 1
+        if folders > MAX_FOLDERS:
+            raise ValueError(f"rllib checkpoint {path!r}: more than {MAX_FOLDERS:,} folders inside (not an RLlib "
+                             f"checkpoint; name the checkpoint's own folder)")
+        if "module_state.pkl" in files:
+            found.append(os.path.join(folder, "module_state.pkl"))
+    found.sort()
     return [f for f in found if os.path.basename(os.path.dirname(f)) == MODULE_ID] or found
 
 
@@ -56,6 +70,9 @@ def policy_from_rllib(path: str | os.PathLike, trust: bool = False) -> MoveScori
                          f"a pickle can run code; if you trust the file, load 'rllib:{path}?trust=yes'")
     import pickle
 
+    from ddz_env.files import input_file
+
+    input_file(found[0], "rllib module state")  # a regular file of bounded size: no FIFO, device or 10 GB file
     try:
         with open(found[0], "rb") as f:
             state = pickle.load(f)  # (trusted by the user: rllib:DIR?trust=yes)

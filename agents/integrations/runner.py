@@ -87,7 +87,7 @@ def load_library_config(run_dir: str | os.PathLike, overrides: list[str] | None 
     from ..runs.config import load_yaml
 
     saved = load_yaml(p.read_text(), f"config {str(p)!r}")
-    return LIBRARY_SCHEMA.resume(saved, overrides)
+    return LIBRARY_SCHEMA.resume(saved, overrides, where=f"config {str(p)!r}")  # (refuses a stored trust=...)
 
 
 def _cpu() -> float:

@@ -259,16 +259,32 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
     """The :class:`MoveScoringPolicy` inside a zip that ``model.save`` wrote for a MaskablePPO with
     :class:`MoveScoringSB3Policy`, from its ``policy.pth`` alone (weights only). ``FileNotFoundError``
     for no file, ``ValueError`` naming the file for anything else."""
+    from ddz_env.files import input_file, max_load_bytes
+
+    from ..loader import check_tensor_bytes
+
     where = repr(os.fspath(path))
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"sb3 model {where} not found (sb3:PATH takes a zip written by model.save)")
+    input_file(path, "sb3 model")  # a regular file of bounded size: no FIFO, device or 10 GB file
+    limit = max_load_bytes()
+    too_big = (f"sb3 model {where}: its policy.pth inflates to {{:,}} bytes, more than the {limit:,} an agent file "
+               f"may be (set DDZ_MAX_LOAD_BYTES to allow more)")
     try:
         with zipfile.ZipFile(path) as zf:
             if "policy.pth" not in zf.namelist():
                 raise ValueError(f"sb3 model {where}: a zip without policy.pth (not a Stable-Baselines3 model.save "
                                  f"file)")
-            raw = zf.read("policy.pth")
-    except (zipfile.BadZipFile, OSError) as e:
+            # the size the zip states, before anything is inflated: a 1 MB zip inflates to 1 GiB of zeros;
+            # then a bounded read (zipfile stops at the stated size, the bound is kept all the same)
+            info = zf.getinfo("policy.pth")
+            if info.file_size > limit:
+                raise ValueError(too_big.format(info.file_size))
+            with zf.open(info) as member:
+                raw = member.read(limit + 1)
+            if len(raw) > limit:
+                raise ValueError(too_big.format(len(raw)))
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as e:
         raise ValueError(f"sb3 model {where}: not a readable zip ({e})") from None
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
@@ -277,6 +293,7 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
         raise ValueError(f"sb3 model {where}: policy.pth is corrupt ({type(e).__name__}: {first})") from None
     if not isinstance(state, dict) or not all(isinstance(k, str) and torch.is_tensor(v) for k, v in state.items()):
         raise ValueError(f"sb3 model {where}: policy.pth is not a state dict of tensors")
+    check_tensor_bytes(state, f"sb3 model {where}: policy.pth")  # (stride-0 views: a few KB, any shape)
     weights = {k[len(PREFIX):]: v for k, v in state.items() if k.startswith(PREFIX)}
     if not weights or TEMPERATURE_KEY not in state:
         raise ValueError(f"sb3 model {where}: not a MoveScoringSB3Policy (its policy.pth holds "

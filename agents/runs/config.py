@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import typing
 from dataclasses import field
 from pathlib import Path
@@ -281,10 +282,12 @@ class ConfigSchema:
         return self.from_dict(data, overrides)
 
     def resume(self, saved: dict[str, Any], overrides: list[str] | dict[str, Any] | None,
-               fixed: tuple[str, ...] = ()):
+               fixed: tuple[str, ...] = (), where: str = "the run's stored config"):
         """The config of a resumed run: the saved one with ``overrides``, refusing by name the keys of
-        ``resume_fixed`` and ``fixed`` (those the saved state cannot take)."""
-        base = self.from_dict(saved)
+        ``resume_fixed`` and ``fixed`` (those the saved state cannot take), and a stored agent spec that
+        grants trust (:func:`stored_trust`; ``where`` names the file it came from)."""
+        base = self.from_dict(saved)  # (check_plain first: the walk below is bounded)
+        stored_trust(saved, overrides, where)
         cfg = self.from_dict(saved, overrides)
         changed = [k for k in self.resume_fixed + tuple(fixed) if getattr(cfg, k) != getattr(base, k)]
         if changed:
@@ -314,10 +317,48 @@ class ConfigSchema:
         return "\n".join(lines)
 
 
+#: ``?trust=...`` / ``&trust=...`` in an agent spec (``rllib:DIR?trust=yes`` unpickles what DIR holds), also
+#: nested in another spec's option (``douzero:DIR?bidder=rllib:X?trust=yes``)
+TRUST_OPTION = re.compile(r"[?&]\s*trust\s*=", re.IGNORECASE)
+
+
+def _strings(value: Any, path: tuple) -> list[tuple[tuple, str]]:
+    """Every string in ``value`` (keys and values, nested), each with the keys that lead to it."""
+    if isinstance(value, str):
+        return [(path, value)]
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _strings(k, path) + _strings(v, path + (k,))]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [x for v in value for x in _strings(v, path)]
+    return []
+
+
+def stored_trust(saved: Any, overrides: list[str] | dict[str, Any] | None, where: str) -> None:
+    """``ValueError`` if a config read back from a run folder (a checkpoint's ``config``, a ``config.yaml``)
+    holds an agent spec with ``trust=...`` that no ``--set`` of this command replaces. Trust comes from what
+    the user types: ``train.py --resume RUN`` of a run folder received from elsewhere would otherwise unpickle
+    whatever its stored ``eval_opponents`` name. ``saved`` has passed :func:`check_plain` (bounded walk)."""
+    if not isinstance(saved, dict):
+        return
+    if isinstance(overrides, dict):
+        typed = {str(k) for k in overrides}
+    else:
+        typed = {text.split("=", 1)[0].strip() for text in overrides or [] if isinstance(text, str)}
+    for path, text in _strings(saved, ()):
+        if not TRUST_OPTION.search(text):
+            continue
+        top = str(path[0]) if path else text  # (no path: a top-level key, which from_dict refuses first)
+        if path and (top in typed or (len(path) > 1 and f"{top}.{path[1]}" in typed)):
+            continue  # replaced by what the user typed now
+        raise ValueError(f"{where}: config key {top!r} holds {text!r}; trust=... is taken only from the command "
+                         f"line, never from a run folder's files (one received from elsewhere could name any "
+                         f"pickle): to resume with it, type the key again (--set {top}=...)")
+
+
 def _is_name(spec: str) -> bool:
     """A bare word (no folder, no extension): a shipped config's name rather than a file."""
     return not any(c in spec for c in "/\\") and not spec.lower().endswith((".yaml", ".yml"))
 
 
-__all__ = ["ConfigSchema", "key", "did_you_mean", "shipped_config_dir", "yaml_module", "show", "load_yaml", "check_plain",
+__all__ = ["ConfigSchema", "key", "stored_trust", "TRUST_OPTION", "did_you_mean", "shipped_config_dir", "yaml_module", "show", "load_yaml", "check_plain",
            "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH"]
