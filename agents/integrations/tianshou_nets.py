@@ -195,7 +195,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     saved = shown = time.time()
     shown_steps, returns = done["steps"], []
-    while totals()["wall_seconds"] < seconds:
+    first_collects = done["collects"]
+    # at least one update in a call that starts below its budget (a slow start-up on a loaded machine
+    # would otherwise make a short segment train nothing)
+    while totals()["wall_seconds"] < seconds or (done["collects"] == first_collects and done["wall_seconds"] < seconds):
         with torch_train_mode(algo, False), torch.no_grad():
             stats = collector.collect(n_step=int(o["steps_per_collect"]))
         returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]

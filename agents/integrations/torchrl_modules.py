@@ -271,7 +271,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     saved = shown = time.time()
     shown_steps = done["steps"]
-    while totals()["wall_seconds"] < seconds:
+    first_batches = done["batches"]
+    # at least one update in a call that starts below its budget (a slow start-up on a loaded machine
+    # would otherwise make a short segment train nothing)
+    while totals()["wall_seconds"] < seconds or (done["batches"] == first_batches and done["wall_seconds"] < seconds):
         batch = collector.collect(int(o["decisions_per_batch"]))
         n = len(batch)
         for _ in range(int(o["epochs"])):
