@@ -17,12 +17,12 @@ One after another on this machine (never two at once: each has the whole CPU), e
             RLlib venv's python, ``--rllib-python``, since Ray pins its own Gymnasium)
 ==========  ============================================================================================
 
-A library learner is its adapter module's ``train(seconds, run_dir, seed=, resume=)`` (the training
-contract of ``agents/integrations``): it checkpoints into its run folder every few minutes, resumes
-from there, and writes the final policy as ``policy.pt`` in the one export format (``"movescore"``) that
-``agents.load`` seats. Each stage runs in a child process; its wall time, the CPU seconds of its
-processes and the load average around it are recorded, so that "the same wall time" can be checked for
-the same compute on a shared machine.
+Every learner trains through ``train.py --config NAME`` (DMC: ``default``) in its own run folder, its
+periodic evaluation off (the league evaluates); an interrupted stage resumes with ``train.py --resume``. Each
+stage runs in a child process; its wall time, the CPU seconds of its processes and the load average around it
+are recorded, and a table of decisions per CPU second beside DMC's frames per CPU second is printed after
+the training stages (``x DMC``), so that "the same wall time" can be checked for the same compute on a shared
+machine.
 
 Then a league of all of them with ``random`` and ``rule`` (``evaluate.py --league``: duplicate, ``--deals``
 deals, seed ``--seed``, which no training uses: DMC's in-training evaluation is seeded 10000 and off
@@ -66,17 +66,17 @@ def _cpu_children() -> float:
 
 
 def stage_command(name: str, run_dir: Path, seconds: float, seed: int, resume: bool, python: str) -> list[str]:
-    """The child process of one learner's training stage."""
+    """The child process of one learner's training stage: ``train.py --config NAME`` (DMC: ``default``), its
+    periodic evaluation off (the league evaluates), or ``train.py --resume`` of its run folder."""
+    train = [python, str(ROOT / "train.py")]
+    if resume and ((run_dir / "checkpoint.pt").is_file() or (run_dir / "config.yaml").is_file()):
+        return train + ["--resume", str(run_dir), "--no-progress"]
     if name == "dmc":
-        if resume and (run_dir / "checkpoint.pt").is_file():
-            return [python, str(ROOT / "train.py"), "--resume", str(run_dir), "--no-progress"]
-        return [python, str(ROOT / "train.py"), "--config", "default", "--run-dir", str(run_dir), "--no-progress",
-                "--set", f"max_seconds={seconds}", "--set", "eval_every=0", "--set", f"seed={seed}"]
-    module = LEARNERS[name][0]
-    call = (f"import json; from {module} import train; "
-            f"out = train({seconds!r}, {str(run_dir)!r}, seed={seed}, resume={resume!r}, progress=True); "
-            f"print('BENCH_RESULT ' + json.dumps(out))")
-    return [python, "-c", call]
+        return train + ["--config", "default", "--run-dir", str(run_dir), "--no-progress",
+                        "--set", f"max_seconds={seconds}", "--set", "eval_every=0", "--set", f"seed={seed}"]
+    return train + ["--config", name, "--run-dir", str(run_dir), "--no-progress", "--set", f"max_seconds={seconds}",
+                    "--set", "eval_every_seconds=0", "--set", "eval_deals=1", "--set", "eval_opponents=[random]",
+                    "--set", f"seed={seed}"]
 
 
 def run_stage(name: str, out_dir: Path, seconds: float, seed: int, resume: bool, python: str) -> dict:
@@ -89,12 +89,8 @@ def run_stage(name: str, out_dir: Path, seconds: float, seed: int, resume: bool,
     load0, cpu0, t0 = os.getloadavg()[0], _cpu_children(), time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
-    result: dict = {}
     for line in proc.stdout:
-        if line.startswith("BENCH_RESULT "):
-            result = json.loads(line[len("BENCH_RESULT "):])
-        else:
-            print(f"  [{name}] {line}", end="", flush=True)
+        print(f"  [{name}] {line}", end="", flush=True)
     if proc.wait() != 0:
         raise RuntimeError(f"{name}'s training stage failed (exit {proc.returncode}): {' '.join(cmd)}")
     out = {"name": name, "label": LEARNERS[name][1], "wall_s": round(time.perf_counter() - t0, 1),
@@ -106,7 +102,12 @@ def run_stage(name: str, out_dir: Path, seconds: float, seed: int, resume: bool,
         ck = torch.load(run_dir / "checkpoint.pt", map_location="cpu", weights_only=True)
         out.update(steps=int(ck["frames"]), unit="frames", policy=str(run_dir))
     else:
-        out.update(steps=int(result.get("steps", 0)), unit="steps", policy=str(result.get("policy", run_dir / "policy.pt")))
+        import csv
+
+        with open(run_dir / "log.csv", newline="") as f:
+            last = list(csv.DictReader(f))[-1]
+        out.update(steps=int(last["steps"]), unit="decisions", policy=str(run_dir / "policy.pt"))
+    out["per_cpu_s"] = round(out["steps"] / out["cpu_s"], 1) if out["cpu_s"] > 0 else float("nan")
     return out
 
 
@@ -152,6 +153,12 @@ def main(argv=None) -> dict:
                                                         args.resume and started, python)
         stages_path.write_text(json.dumps(stages, indent=1))
     done = [stages["done"][n] for n in names]
+    dmc = next((r for r in done if r["name"] == "dmc"), None)
+    print(f"\n{'learner':34s} {'decisions':>12s} {'CPU s':>8s} {'per CPU s':>10s} {'x DMC':>6s}")
+    for r in done:
+        per = r["steps"] / r["cpu_s"] if r["cpu_s"] > 0 else float("nan")
+        ratio = per / (dmc["steps"] / dmc["cpu_s"]) if dmc and dmc["cpu_s"] > 0 else float("nan")
+        print(f"{r['label']:34s} {r['steps']:>12,d} {r['cpu_s']:8.0f} {per:10.0f} {ratio:6.2f}")
     if args.train_only:
         print(f"--- trained: {', '.join(names)} (--train-only: no league)")
         return {"minutes": args.minutes, "stages": done}

@@ -296,4 +296,13 @@ def make_model(cfg) -> DMCModel:
     return DMCModel(**cfg.model_kwargs())
 
 
-__all__ = ["make_model", "sample_cells", "HIDDEN_CELLS", "HAND_CLASSES", "DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]
+def hidden_hands(hands: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """(B, HIDDEN_CELLS) int8: the cards of the seat after ``seat`` and of the seat before it, from the
+    true hands (B, 3, 15) of the tables: the hidden-hand prediction's targets (the learner reads them
+    from the sample rows; no agent is ever given them)."""
+    b = np.arange(hands.shape[0])
+    seat = np.asarray(seat, np.int64)
+    return np.concatenate([hands[b, (seat + 1) % 3], hands[b, (seat + 2) % 3]], axis=1).astype(np.int8)
+
+
+__all__ = ["hidden_hands", "make_model", "sample_cells", "HIDDEN_CELLS", "HAND_CLASSES", "DMCModel", "QNet", "net_ids", "combine", "HEAD_PARTS", "VALUE_HEADS", "hand_after_features", "ACTION_FEATURES", "ACTION_DIM", "HAND_AFTER_DIM", "OBS_CELLS", "BIDDING_NET", "NUM_NETS"]

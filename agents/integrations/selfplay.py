@@ -39,7 +39,7 @@ import torch
 from ddz_env.vector import VectorDouDizhu
 
 from ..base import Decisions
-from ..dmc.model import BIDDING_NET, OBS_CELLS
+from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, hidden_hands
 from .move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
 
 
@@ -73,6 +73,34 @@ def segment_argmax(scores: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Ten
     j = torch.arange(scores.numel())
     j = torch.where(scores >= best.index_select(0, seg), j, torch.full_like(j, scores.numel()))
     return torch.full((n,), scores.numel(), dtype=j.dtype).scatter_reduce(0, seg, j, "amin")
+
+
+# ---------------------------------------------------------------------------------------------- the critic
+class CentralCritic(torch.nn.Module):
+    """A critic that sees all hands, for training only ("perfect training, imperfect execution"): an MLP per
+    network over the acting seat's planes and the two other seats' true hands (``HIDDEN_CELLS`` counts, as
+    DMC's hidden-hand targets). The actor, and so the exported policy, still sees only its seat (R21)."""
+
+    def __init__(self, layers: Sequence[int] = (256,)):
+        super().__init__()
+
+        def mlp() -> torch.nn.Sequential:
+            dims, parts = [OBS_CELLS + HIDDEN_CELLS, *layers], []
+            for a, b in zip(dims[:-1], dims[1:]):
+                parts += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+            return torch.nn.Sequential(*parts, torch.nn.Linear(dims[-1], 1))
+
+        self.nets = torch.nn.ModuleList(mlp() for _ in range(NUM_NETS))
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor, net: torch.Tensor) -> torch.Tensor:
+        """(N,) values of planes ``obs`` (N, 1740), hidden hands (N, 30) and each row's network (N,)."""
+        x = torch.cat([obs.reshape(obs.shape[0], -1).float(), hidden.float()], dim=1)
+        out = x.new_zeros(x.shape[0])
+        for n in range(NUM_NETS):
+            idx = (net == n).nonzero().squeeze(1)
+            if idx.numel():
+                out = out.index_copy(0, idx, self.nets[n](x.index_select(0, idx)).squeeze(1))
+        return out
 
 
 # ---------------------------------------------------------------------------------------------- targets
@@ -114,7 +142,7 @@ class _Store:
     """Growing arrays of decisions: planes, legal sets (an id pool with offsets), the choice and its facts."""
 
     FIELDS = {"obs": (np.int8, OBS_CELLS), "start": (np.int64, 0), "count": (np.int64, 0), "choice": (np.int64, 0),
-              "logp": (np.float32, 0), "value": (np.float32, 0), "net": (np.int64, 0), "seat": (np.int64, 0), "adv": (np.float32, 0),
+              "logp": (np.float32, 0), "value": (np.float32, 0), "net": (np.int64, 0), "seat": (np.int64, 0), "hidden": (np.int8, HIDDEN_CELLS), "adv": (np.float32, 0),
               "ret": (np.float32, 0)}
 
     def __init__(self, capacity: int = 4096):
@@ -135,7 +163,7 @@ class _Store:
             self.pool = new
 
     def add(self, obs: np.ndarray, ids: np.ndarray, starts: np.ndarray, choice: np.ndarray, logp: np.ndarray,
-            value: np.ndarray, net: np.ndarray, seat: np.ndarray) -> np.ndarray:
+            value: np.ndarray, net: np.ndarray, seat: np.ndarray, hidden: np.ndarray) -> np.ndarray:
         """Append decisions (their legal sets as ``ids``/``starts``); their row numbers."""
         k = choice.size
         self._grow(k, ids.size)
@@ -146,7 +174,7 @@ class _Store:
         a["count"][rows] = np.diff(starts)
         self.pool[self.pool_n:self.pool_n + ids.size] = ids
         a["choice"][rows], a["logp"][rows], a["value"][rows], a["net"][rows] = choice, logp, value, net
-        a["seat"][rows] = seat
+        a["seat"][rows], a["hidden"][rows] = seat, hidden
         self.n += k
         self.pool_n += ids.size
         return rows
@@ -184,6 +212,7 @@ class Batch:
     net: torch.Tensor
     adv: torch.Tensor
     ret: torch.Tensor
+    hidden: torch.Tensor  # (N, 30) the other seats' true hands: for a central critic only
 
     def __len__(self) -> int:
         return int(self.choice.numel())
@@ -195,7 +224,7 @@ class Batch:
         pos = np.repeat(self.starts[idx] - starts[:-1], counts) + np.arange(starts[-1])
         t = torch.from_numpy(idx)
         return Batch(self.obs[t], self.ids[pos], starts, self.choice[t], self.logp[t], self.value[t], self.net[t],
-                     self.adv[t], self.ret[t])
+                     self.adv[t], self.ret[t], self.hidden[t])
 
     def candidates(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``(seg, ids)``: each candidate's decision and its action id, as tensors."""
@@ -210,10 +239,12 @@ class Collector:
 
     def __init__(self, policy: MoveScoringPolicy, num_envs: int, seed: int, *, lam: float = 0.95,
                  target: str = "sign_play", score_scale: float = 8.0, bid_epsilon: float = 0.0,
-                 opponents: Sequence[str] = (), opponent_share: float = 0.0, snapshot_every: int = 50):
+                 opponents: Sequence[str] = (), opponent_share: float = 0.0, snapshot_every: int = 50,
+                 critic: CentralCritic | None = None):
         if target not in ("sign_play", "scale"):
             raise ValueError(f"target must be 'sign_play' or 'scale', got {target!r}")
         self.policy, self.lam, self.target, self.score_scale = policy, lam, target, score_scale
+        self.critic = critic  # None: the policy's own value head
         self.bid_epsilon, self.opponent_share, self.snapshot_every = bid_epsilon, opponent_share, snapshot_every
         self.env = VectorDouDizhu(num_envs, seed=seed)
         self.rng = np.random.default_rng(seed)
@@ -284,6 +315,9 @@ class Collector:
             logp = segment_log_softmax(scores, seg, mine.size)
             pick = segment_sample(scores, seg, mine.size, self.gen)
             net = net_of_planes(x.float()).numpy()
+            hidden = hidden_hands(env.hands[mine], seat[mine])  # (for the central critic: never the actor's input)
+            if self.critic is not None:
+                value = self.critic(x, torch.from_numpy(hidden), torch.from_numpy(net))
             behave = logp.index_select(0, pick).numpy().copy()
             if self.bid_epsilon > 0:
                 bid = net == BIDDING_NET
@@ -300,7 +334,7 @@ class Collector:
             pick_np = pick.numpy()
             actions[mine] = m_ids[pick_np]
             rows = self.store.add(obs[mine].reshape(mine.size, OBS_CELLS), m_ids, m_starts, pick_np - m_starts[:-1],
-                                  behave, value.numpy(), net, seat[mine])
+                                  behave, value.numpy(), net, seat[mine], hidden)
             for b, r in zip(mine.tolist(), rows.tolist()):
                 self.open[b].append(r)
         _, _, done, info = env.step(actions, observe=False)
@@ -341,7 +375,7 @@ class Collector:
         batch = Batch(torch.from_numpy(a["obs"][rows]), pool[pos].copy(), starts, torch.from_numpy(a["choice"][rows]),
                       torch.from_numpy(a["logp"][rows]), torch.from_numpy(a["value"][rows]),
                       torch.from_numpy(a["net"][rows]), torch.from_numpy(a["adv"][rows]),
-                      torch.from_numpy(a["ret"][rows]))
+                      torch.from_numpy(a["ret"][rows]), torch.from_numpy(a["hidden"][rows]))
         # keep only the decisions of hands still open (the store would otherwise grow without end)
         pending = np.asarray(sorted(r for rs in self.open for r in rs), np.int64)
         self.store, remap = self.store.keep(pending)
@@ -371,11 +405,15 @@ class PPOSettings:
     normalize_advantage: bool = True
 
 
-def ppo_loss(policy: MoveScoringPolicy, mb: Batch, s: PPOSettings, dist_fn=segment_dist) -> tuple[torch.Tensor, dict]:
-    """PPO's loss on a minibatch (one forward pass over its legal sets) and its parts as floats."""
+def ppo_loss(policy: MoveScoringPolicy, mb: Batch, s: PPOSettings, dist_fn=segment_dist,
+             critic: CentralCritic | None = None) -> tuple[torch.Tensor, dict]:
+    """PPO's loss on a minibatch (one forward pass over its legal sets) and its parts as floats; the value
+    is ``critic``'s (it sees all hands) when given, else the policy's own head."""
     n = len(mb)
     seg, ids = mb.candidates()
     scores, value = policy.score_legal(mb.obs, seg, ids)
+    if critic is not None:
+        value = critic(mb.obs, mb.hidden, mb.net)
     choice_pos = torch.from_numpy(mb.starts[:-1]) + mb.choice
     logp, entropy = dist_fn(scores, seg, n, choice_pos)
     adv = mb.adv
@@ -394,5 +432,5 @@ def ppo_loss(policy: MoveScoringPolicy, mb: Batch, s: PPOSettings, dist_fn=segme
     return total, parts
 
 
-__all__ = ["Collector", "Batch", "PPOSettings", "ppo_loss", "segment_log_softmax", "segment_entropy", "segment_sample",
+__all__ = ["Collector", "CentralCritic", "Batch", "PPOSettings", "ppo_loss", "segment_log_softmax", "segment_entropy", "segment_sample",
            "segment_argmax", "segment_dist", "gae", "hand_targets"]

@@ -186,7 +186,8 @@ DEFAULTS: dict[str, Any] = {
     "num_envs": 256, "decisions_per_batch": 4096, "epochs": 2, "minibatch": 512, "learning_rate": 3e-4,
     "clip_epsilon": 0.2, "vf_coef": 0.5, "entropy_coeff": 0.01, "bid_entropy_coeff": 0.05, "bid_epsilon": 0.1,
     "gae_lambda": 0.95, "target": "sign_play", "score_scale": 8.0, "opponents": ["self", "rule"],
-    "opponent_share": 0.5, "snapshot_every": 50, "state_layers": (256,), "head_layers": (128,), "init": None,
+    "opponent_share": 0.5, "snapshot_every": 50, "central_critic": False, "critic_layers": (256,),
+    "state_layers": (256,), "head_layers": (128,), "init": None,
     "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1,
 }
 STATE_FILE, STATE_JSON, POLICY_FILE = "torchrl_state.pt", "state.json", "policy.pt"
@@ -215,7 +216,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     forward pass a step (the policy at every seat, or, in ``opponent_share`` of the hands, at the seats
     that ``opponents`` do not hold: ``"self"`` is a frozen copy, any other an ``agents.load`` spec), and
     releases ``decisions_per_batch`` decisions with GAE advantages from the learned critic
-    (``gae_lambda``) towards win/loss in play and the score / ``score_scale`` in the bids (``target``
+    (``gae_lambda``; with ``central_critic`` a critic that sees all hands, for training only) towards win/loss in play and the score / ``score_scale`` in the bids (``target``
     ``"sign_play"``; ``"scale"``: the score everywhere); then ``epochs`` passes of PPO in minibatches,
     each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
     (:func:`candidates_dist`). Bids are explored more than play (``bid_epsilon``, ``bid_entropy_coeff``).
@@ -226,8 +227,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: decisions learned from)."""
     from ddz_env.files import replacing, write_text
 
+    from .selfplay import CentralCritic, PPOSettings, ppo_loss
     from .selfplay import Collector as SelfPlayCollector
-    from .selfplay import PPOSettings, ppo_loss
 
     o = check_options(options)
     wall0, cpu0 = time.time(), time.process_time()
@@ -240,12 +241,16 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         policy = MoveScoringPolicy.from_dmc(o["init"])
     else:
         policy = MoveScoringPolicy(state_layers=o["state_layers"], head_layers=o["head_layers"], hand_after=True)
-    optim = torch.optim.Adam(policy.parameters(), lr=o["learning_rate"])
+    critic = CentralCritic(o["critic_layers"]) if o["central_critic"] else None
+    params = list(policy.parameters()) + (list(critic.parameters()) if critic is not None else [])
+    optim = torch.optim.Adam(params, lr=o["learning_rate"])
     if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
         with open(json_path, encoding="utf-8") as f:
             done.update(json.load(f))
         ck = torch.load(state_path, map_location="cpu", weights_only=True)  # (tensors and plain containers)
         policy.load_state_dict(ck["model"])
+        if critic is not None:
+            critic.load_state_dict(ck["critic"])
         optim.load_state_dict(ck["optimizer"])
     elif resume and progress:
         print(f"torchrl: nothing to resume in {run_dir}: starting afresh")
@@ -253,7 +258,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + done["batches"], lam=o["gae_lambda"],
                                   target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
                                   opponents=o["opponents"], opponent_share=o["opponent_share"],
-                                  snapshot_every=o["snapshot_every"])
+                                  snapshot_every=o["snapshot_every"], critic=critic)
     settings = PPOSettings(clip=o["clip_epsilon"], vf_coef=o["vf_coef"], entropy_coeff=o["entropy_coeff"],
                            bid_entropy_coeff=o["bid_entropy_coeff"])
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
@@ -265,7 +270,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     def checkpoint() -> None:
         with replacing(state_path) as tmp:
-            torch.save({"model": policy.state_dict(), "optimizer": optim.state_dict()}, tmp)
+            torch.save({"model": policy.state_dict(), "optimizer": optim.state_dict(),
+                        **({"critic": critic.state_dict()} if critic is not None else {})}, tmp)
         export_policy(policy, policy_path, steps=int(done["steps"]), **info)
         write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
 
@@ -279,10 +285,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         n = len(batch)
         for _ in range(int(o["epochs"])):
             for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
-                total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist)
+                total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist, critic=critic)
                 optim.zero_grad()
                 total.backward()
-                nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                nn.utils.clip_grad_norm_(params, 1.0)
                 optim.step()
         collector.refresh()
         done["steps"] += n

@@ -136,3 +136,39 @@ def test_torchrls_masked_categorical_over_candidates_is_the_segment_distribution
     lp, ent = segment_dist(scores, seg, len(counts), pos)
     lp2, ent2 = candidates_dist(scores, seg, len(counts), pos)
     assert torch.allclose(lp, lp2, atol=1e-5) and torch.allclose(ent, ent2, atol=1e-5)
+
+
+def test_a_central_critic_sees_the_other_hands_and_the_actor_does_not():
+    """With a central critic the collector's values are the critic's, computed from the planes and the two
+    other seats' true hands (stored per decision for the update); the policy's inputs stay the planes."""
+    from agents.dmc.model import hidden_hands
+    from agents.integrations.selfplay import CentralCritic
+
+    torch.manual_seed(0)
+    critic = CentralCritic((16,))
+    col = Collector(small_policy(), 8, seed=3, critic=critic)
+    hands, seats = col.env.hands.copy(), col.env.current_player.copy()
+    batch = col.collect(50)
+    assert batch.hidden.shape == (len(batch), 30) and int(batch.hidden.sum()) > 0
+    with torch.no_grad():
+        again = critic(batch.obs, batch.hidden, batch.net)
+    assert torch.allclose(again, batch.value, atol=1e-5)  # the stored values are the critic's
+    first = hidden_hands(hands, seats)[0]
+    assert (first.sum() > 0) and first.shape == (30,)
+    loss, _ = ppo_loss(small_policy(), batch, PPOSettings(), critic=critic)
+    loss.backward()
+    assert all(p.grad is not None for p in critic.parameters())  # the critic learns from the value loss
+
+
+def test_the_torchrl_learner_trains_with_a_central_critic_and_exports_only_the_policy(tmp_path):
+    pytest.importorskip("torchrl")
+    import agents
+    from agents.integrations.torchrl_modules import train
+
+    out = train(2, tmp_path / "run", progress=False, num_envs=8, decisions_per_batch=128, minibatch=64,
+                state_layers=(32,), head_layers=(16,), central_critic=True, critic_layers=(16,),
+                opponents=["rule"], progress_seconds=1e9)
+    assert out["steps"] >= 128
+    state = torch.load(tmp_path / "run" / "torchrl_state.pt", weights_only=True)
+    assert "critic" in state
+    assert type(agents.load(str(tmp_path / "run" / "policy.pt"))).__name__ == "MoveScoringAgent"

@@ -29,7 +29,7 @@ from ddz_env.vector import VectorDouDizhu
 from ...base import Decisions, as_batch_agent, take_sets
 from ...evaluation.protocols import DUPLICATE_SEATINGS
 from ..config import TrainConfig
-from ..model import BIDDING_NET, OBS_CELLS, DMCModel, net_ids, sample_cells
+from ..model import BIDDING_NET, OBS_CELLS, DMCModel, hidden_hands, net_ids, sample_cells
 
 MAX_DECISIONS = GAME.max_decisions  # 168: the longest hand (ddz_env.info)
 #: the six duplicate seatings as "seat held by the opponent" masks (B = opponent)
@@ -57,15 +57,6 @@ def transform_target(scores: np.ndarray, target: str, score_scale: float, net: n
     if target == "none":
         return s
     raise ValueError(f"unknown target transform {target!r}")
-
-
-def hidden_hands(hands: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """(B, HIDDEN_CELLS) int8: the cards of the seat after ``seat`` and of the seat before it, from the
-    true hands (B, 3, 15) of the tables: the hidden-hand prediction's targets (the learner reads them
-    from the sample rows; no agent is ever given them)."""
-    b = np.arange(hands.shape[0])
-    seat = np.asarray(seat, np.int64)
-    return np.concatenate([hands[b, (seat + 1) % 3], hands[b, (seat + 2) % 3]], axis=1).astype(np.int8)
 
 
 class Pending:
