@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
     if algo != "dmc":
         return train_library(args, name)
     try:  # torch, PyYAML, tqdm, matplotlib: the 'train' extra (not needed for --help and the checks above)
+        from agents.dmc.learner.sources import ActorsFailed
         from agents.dmc.learner.trainer import load_checkpoint, train
     except ImportError as e:
         print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
@@ -111,6 +112,9 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         return 2
     except CheckpointWriteError as e:  # says itself what is intact and how to resume
         print(f"{name}: error: {e}", file=sys.stderr)
+        return 1
+    except ActorsFailed as e:  # the actors, not the run, failed: what was saved before them is intact
+        print(f"{name}: error: {e}; the run stopped, {resume_hint(run_dir)}", file=sys.stderr)
         return 1
     except OSError as e:  # log.csv, eval.csv, config.yaml or the learning curve (each written whole or appended)
         where = f" ({e.filename})" if e.filename else ""

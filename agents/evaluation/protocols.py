@@ -195,6 +195,10 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
     there as a hand record (:class:`ReplayWriter`), its players named by ``labels`` (default: the
     specs ``a`` and ``b`` as given, a name or a path; an object's repr).
 
+    ``workers > 1`` where spawned workers could not play (a script read on standard input; an agent
+    of a class defined in a program with no file: :func:`_no_workers_reason`) plays in this process
+    instead, said in one line on standard error (the figures are the same: see the module's note).
+
     Raises :class:`ReplayWriteError` after the play when a record could not be saved, and
     ``RuntimeError`` when a worker process dies (killed, out of memory) instead of waiting for it."""
     run = f"{os.getpid()}-{next(_RUNS)}"
@@ -203,6 +207,12 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
         replay_dir = os.fspath(replay_dir)
         os.makedirs(replay_dir, exist_ok=True)
     rules = mode_rules(mode, rules)
+    if workers > 1:
+        reason = _no_workers_reason((a, b))
+        if reason is not None:
+            _notice_once(f"evaluation: the deals are played in this process, not in {workers} worker processes: "
+                         f"{reason}")
+            workers = 1
     tasks = [(run, a, b, labels, seed, mode, rules, s, e, tables, replay_dir, replay_deals)
              for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
@@ -230,6 +240,46 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
         raise ReplayWriteError(f"saving hand records in {replay_dir} failed ({errors[0]}): {saved} of the {wanted} "
                                f"records were saved, each one whole, the others not", records, saved)
     return records
+
+
+def _no_workers_reason(specs: Sequence[AgentSpec]) -> str | None:
+    """Why spawned worker processes cannot play these specs, or None when they can.
+
+    A spawned worker re-creates the parent's main module before it takes a task: by name after
+    ``python -m``, else by running the main script's file again. A script read on standard input
+    (``python - <<EOF``) has the file name '<stdin>' and no file, so every worker died at start and
+    the run stopped as if killed. A program with no file at all (``python -c``, a notebook) is not
+    re-run, so workers start, but an agent object of a class defined there cannot be rebuilt in
+    them (its class is nowhere to import from), and the worker died the same way."""
+    import multiprocessing.process
+
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    if path is not None:
+        # as multiprocessing does: a relative path is taken from the folder the program started in
+        full = os.path.join(multiprocessing.process.ORIGINAL_DIR or os.getcwd(), path)
+        if os.path.isfile(full):
+            return None
+        return (f"the main script {path!r} has no file (read from standard input?), and each spawned worker "
+                f"process runs the main script again from its file (save the script to a file to use workers)")
+    for spec in specs:
+        if not isinstance(spec, (str, os.PathLike)) and getattr(type(spec), "__module__", None) == "__main__":
+            return (f"agent {_label(spec)} is of class {type(spec).__qualname__}, defined in a main program "
+                    f"with no file, which spawned worker processes cannot import (define it in a module to use "
+                    f"workers)")
+    return None
+
+
+_NOTICES: set[str] = set()
+
+
+def _notice_once(message: str) -> None:
+    """One line on standard error, once per process (a league plays many pairs with the same specs)."""
+    if message not in _NOTICES:
+        _NOTICES.add(message)
+        print(message, file=sys.stderr)
 
 
 def _play_in_workers(tasks: list[tuple], workers: int, per_deal: int, take: Callable[[tuple], None],

@@ -136,26 +136,74 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return base, options
 
 
+#: the agents a search runs inside its rollouts, and what running a search there would cost
+_INNER = {"base": "each of its decisions is a search of its own, and it plays the rollouts unless rollout= is "
+                  "given, so every step of every rollout would search again",
+          "rollout": "it plays every step of every rollout, so each step would search again",
+          "belief": "it is asked about every move of the hand for every drawn deal, so each would search again"}
+
+
+def nested_search_problem(role: str, agent: Any) -> str | None:
+    """Why ``agent`` (a spec or an object) cannot be the search's ``role`` (base, rollout, belief), or None.
+
+    A search inside a search is refused rather than bounded: one decision of the outer search plays
+    ``samples x candidates`` rollouts of tens of steps each, and with a search inside, each of those steps
+    runs a whole search of its own (thousands of searches for one decision with the defaults: practically
+    a hang). A bound on the total would refuse every useful nesting anyway; the inner search's base plays
+    the rollouts without it."""
+    if isinstance(agent, str):
+        if not agent.startswith(SCHEME):
+            return None
+        label, inner = agent, agent[len(SCHEME):].partition("?")[0]
+    elif isinstance(agent, SearchAgent):
+        label, inner = agent.name, getattr(agent.base, "name", None)
+    else:
+        return None
+    instead = f" (e.g. {inner!r})" if inner else ""
+    return (f"the {role} {label!r} is itself a search, refused: {_INNER[role]} (a search within a search: "
+            f"practically a hang); give a {role} that does not search{instead}")
+
+
+def check_options(samples: Any = 16, candidates: Any = 4, prior: Any = "deck", margin: Any = 0.0, z: Any = 2.0,
+                  seed: Any = 0, temperature: Any = DEFAULT_TEMPERATURE, where: str = "search") -> None:
+    """``ValueError`` naming the first option whose value cannot work; run before any agent loads, so a
+    bad spec fails at once, not at its first searched decision (a negative seed did, in the draws)."""
+    def whole(value: Any) -> bool:
+        return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+    def real(value: Any) -> bool:
+        return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
+            and bool(np.isfinite(value))
+
+    for key, value, low in (("samples", samples, 1), ("candidates", candidates, 1)):
+        if not whole(value) or value < low:
+            raise ValueError(f"{where}: {key} must be a whole number of at least {low}, got {value!r}")
+    if samples * candidates > MAX_ROLLOUTS:
+        raise ValueError(f"{where}: samples x candidates = {samples * candidates:,} rollouts per decision, "
+                         f"more than {MAX_ROLLOUTS:,}")
+    if prior not in ("deck", "cards"):
+        raise ValueError(f"{where}: prior must be 'deck' or 'cards', got {prior!r}")
+    if not real(margin) or margin < 0:
+        raise ValueError(f"{where}: margin must be a finite number >= 0, got {margin!r}")
+    if not real(z) or z < 0:
+        raise ValueError(f"{where}: z must be a finite number >= 0, got {z!r}")
+    if not whole(seed) or seed < 0:  # (numpy's generators take no negative seed)
+        raise ValueError(f"{where}: seed must be a whole number >= 0, got {seed!r}")
+    if not real(temperature) or temperature <= 0:
+        raise ValueError(f"{where}: temperature must be a positive number, got {temperature!r}")
+
+
 class SearchAgent(BatchAgent):
     """BASE, searching its best moves at play decisions (see the module doc)."""
 
     def __init__(self, base: Any, *, samples: int = 16, candidates: int = 4, rollout: Any = None,
                  prior: str = "deck", margin: float = 0.0, z: float = 2.0, seed: int = 0, belief: Any = None,
                  temperature: float = DEFAULT_TEMPERATURE, name: str | None = None):
-        for key, value, low in (("samples", samples, 1), ("candidates", candidates, 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ValueError(f"search: {key} must be a whole number of at least {low}, got {value!r}")
-        if samples * candidates > MAX_ROLLOUTS:
-            raise ValueError(f"search: samples x candidates = {samples * candidates:,} rollouts per decision, "
-                             f"more than {MAX_ROLLOUTS:,}")
-        if prior not in ("deck", "cards"):
-            raise ValueError(f"search: prior must be 'deck' or 'cards', got {prior!r}")
-        if not np.isfinite(margin) or margin < 0:
-            raise ValueError(f"search: margin must be a finite number >= 0, got {margin!r}")
-        if not np.isfinite(z) or z < 0:
-            raise ValueError(f"search: z must be a finite number >= 0, got {z!r}")
-        if not np.isfinite(temperature) or temperature <= 0:
-            raise ValueError(f"search: temperature must be a positive number, got {temperature!r}")
+        check_options(samples, candidates, prior, margin, z, seed, temperature)
+        for role, agent in (("base", base), ("rollout", rollout), ("belief", belief)):
+            problem = nested_search_problem(role, agent)
+            if problem is not None:
+                raise ValueError(f"search: {problem}")
         self.belief = None if belief is None else as_batch_agent(belief)
         self.temperature = float(temperature)
         #: stream -> the play phase's public history as its decisions saw it, and the stream's last play
@@ -343,9 +391,19 @@ def from_spec(spec: str, **kwargs: Any) -> SearchAgent:
     base_spec, options = parse_spec(spec)
     rollout = options.pop("rollout", "") or None
     belief = options.pop("belief", "") or None
+    # every value and every inner agent checked before any agent loads (a checkpoint may take seconds)
+    for role, inner in (("base", base_spec), ("rollout", rollout), ("belief", belief)):
+        problem = nested_search_problem(role, inner)
+        if problem is not None:
+            raise ValueError(f"{spec!r}: {problem}")
+    check_options(**{k: v for k, v in {**options, **kwargs}.items() if k in _CHECKED}, where=repr(spec))
     base = load(base_spec)
     return SearchAgent(base, rollout=None if rollout is None else load(rollout),
                        belief=None if belief is None else load(belief), name=spec, **{**options, **kwargs})
 
 
-__all__ = ["SearchAgent", "OPTIONS", "parse_spec", "from_spec", "better_than_base", "visible_plays"]
+#: the options check_options takes (rollout and belief are agents, loaded)
+_CHECKED = ("samples", "candidates", "prior", "margin", "z", "seed", "temperature")
+
+__all__ = ["SearchAgent", "OPTIONS", "parse_spec", "from_spec", "check_options", "better_than_base",
+           "visible_plays"]

@@ -16,21 +16,8 @@ from agents.dmc.config import load_config
 from agents.dmc.model import DMCModel
 from agents.dmc.learner.sources import SharedMemorySource, _read_weights
 
+from actor_processes import actor_pids as _actors
 from common import ROOT, SMOKE
-
-
-def _actors(pid: int) -> list[int]:
-    """The learner's actor processes (spawned children; not the resource tracker)."""
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    found = []
-    for k in map(int, out.split()):
-        try:
-            cmd = open(f"/proc/{k}/cmdline", "rb").read()
-        except OSError:
-            continue
-        if b"spawn_main" in cmd and b"resource_tracker" not in cmd:
-            found.append(k)
-    return sorted(found)
 
 
 def test_the_weights_are_not_read_while_the_learner_writes_them():

@@ -140,6 +140,12 @@ def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, version, buffe
         pass  # stopped, or the learner is gone
 
 
+class ActorsFailed(RuntimeError):
+    """The actors give the learner no batches, and waiting would not change that: one dies before its first
+    batch again and again, none sends any for ``STALL_SECONDS``, or one does not start. The run stops;
+    ``train.py`` says so in one line, with what is left to resume from (a ``RuntimeError``, as before)."""
+
+
 class SharedMemorySource:
     """``num_actors`` actor processes on this machine (``backend: local``).
 
@@ -199,8 +205,9 @@ class SharedMemorySource:
         self.conns[rank].close()
         self.early_deaths = self.early_deaths + 1 if self.sent[rank] == 0 else 0
         if self.early_deaths >= self.MAX_EARLY_DEATHS:
-            raise RuntimeError(f"actor process {rank} exited with code {code} before sending a batch, "
-                               f"{self.early_deaths} times in a row")
+            killed = " (killed by SIGKILL: out of memory? fewer num_actors or num_envs need less)" if code == -9 else ""
+            raise ActorsFailed(f"actor process {rank} exited with code {code} before sending a batch, "
+                               f"{self.early_deaths} times in a row{killed}")
         self.restarts += 1
         log.warning("actor process %d died (exit code %s) after %d batches; starting a replacement with fresh deals",
                     rank, code, self.sent[rank])
@@ -237,7 +244,7 @@ class SharedMemorySource:
             if ready:
                 last = time.monotonic()
             elif time.monotonic() - last > self.STALL_SECONDS:
-                raise RuntimeError(f"no batch from any of the {len(self.procs)} actor processes for "
+                raise ActorsFailed(f"no batch from any of the {len(self.procs)} actor processes for "
                                    f"{self.STALL_SECONDS:.0f} s (alive: "
                                    f"{[r for r, p in self.procs.items() if p.is_alive()]})")
 
@@ -333,7 +340,7 @@ class RaySource:
             try:
                 self.info[rank]["node"] = ray.get(actor.where.remote(), timeout=self.START_TIMEOUT)
             except Exception as e:  # noqa: BLE001 - re-raised with the actor's rank
-                raise RuntimeError(f"ray actor {rank} did not start: {type(e).__name__}: {e}") from e
+                raise ActorsFailed(f"ray actor {rank} did not start: {type(e).__name__}: {e}") from e
         for rank in self.actors:
             for _ in range(self.IN_FLIGHT):
                 self._ask(rank)
@@ -424,4 +431,4 @@ def make_source(cfg: TrainConfig, model: DMCModel, frames: int, collector: Colle
     return SharedMemorySource(cfg, model, frames)
 
 
-__all__ = ["InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "BATCH_KEYS"]
+__all__ = ["ActorsFailed", "InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "BATCH_KEYS"]
