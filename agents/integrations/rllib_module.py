@@ -24,9 +24,7 @@ a run folder or an RLlib checkpoint by ``agents.load("rllib:DIR")``
 """
 from __future__ import annotations
 
-import json
 import os
-import time
 from typing import Any
 
 import numpy as np
@@ -161,7 +159,7 @@ DEFAULTS: dict[str, Any] = {
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
-CHECKPOINT_DIR, STATE_JSON = "rllib_checkpoint", "state.json"
+CHECKPOINT_DIR = "rllib_checkpoint"
 
 
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
@@ -176,72 +174,47 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     import ray
     from ray.tune.registry import register_env
 
-    from ddz_env.files import write_text
+    from .session import Session
 
     o = check_options(options)
-    wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
-    run_dir = os.path.abspath(os.fspath(run_dir))
-    os.makedirs(run_dir, exist_ok=True)
-    ck_dir, json_path, policy_path = (os.path.join(run_dir, f) for f in (CHECKPOINT_DIR, STATE_JSON, POLICY_FILE))
-    done = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "iterations": 0}
-    resuming = resume and os.path.isfile(json_path) and os.path.isdir(ck_dir)
-    if resuming:
-        with open(json_path, encoding="utf-8") as f:
-            done.update(json.load(f))
-    elif resume and progress:
-        print(f"rllib: nothing to resume in {run_dir}: starting afresh")
+    ses = Session("rllib", run_dir, seconds, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
+                  counters={"iterations": 0}, checkpoint_seconds=o["checkpoint_seconds"],
+                  progress_seconds=o["progress_seconds"])
+    ck_dir = ses.path(CHECKPOINT_DIR)
     register_env("ddz_rllib", make_env)
     ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
              logging_level="ERROR")
     config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
-                          seed=seed + done["iterations"])  # (a resumed run deals new hands)
+                          seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()
+    last: dict = {}
+
+    def save() -> None:
+        algo.save_to_path(ck_dir)
+        export_policy(algo.get_module(MODULE_ID), ses.policy_path, steps=int(ses.done["steps"]), **info)
+
+    def line() -> str:
+        ret = last.get("env_runners", {}).get("agent_episode_returns_mean") or {}
+        return f"mean score by seat { {a: round(v / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
+
     try:
-        if resuming:
+        if ses.resuming:
             algo.restore_from_path(ck_dir)
-        wall0 = time.time()  # (Ray's start and the build, ~10 s, are not training time)
-
-        def totals() -> dict:
-            return {**done, "wall_seconds": done["wall_seconds"] + time.time() - wall0,
-                    "cpu_seconds": done["cpu_seconds"] + time.process_time() - cpu0}
-
-        def checkpoint() -> None:
-            algo.save_to_path(ck_dir)
-            export_policy(algo.get_module(MODULE_ID), policy_path, steps=int(done["steps"]), **info)
-            write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
-
-        saved = shown = time.time()
-        shown_steps = done["steps"]
-        while totals()["wall_seconds"] < seconds:
-            r = algo.train()
-            learned = r.get("learners", {}).get(MODULE_ID, {}).get("num_module_steps_trained", 0)
-            done["steps"] += int(learned) if learned else int(o["batch"])
-            done["iterations"] += 1
-            now = time.time()
-            if now - saved >= o["checkpoint_seconds"]:
-                checkpoint()
-                saved = now
-            if progress and now - shown >= o["progress_seconds"]:
-                t = totals()
-                ret = r.get("env_runners", {}).get("agent_episode_returns_mean") or {}
-                print(f"rllib: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
-                      f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s; mean score by seat "
-                      f"{ {a: round(v / o['reward_scale'], 2) for a, v in sorted(ret.items())} }", flush=True)
-                shown, shown_steps = now, t["steps"]
-        checkpoint()
-        t = totals()
+        ses.restart_clock()  # (Ray's start and the build, ~10 s, are not training time)
+        while ses.running():
+            last = algo.train()
+            learned = last.get("learners", {}).get(MODULE_ID, {}).get("num_module_steps_trained", 0)
+            ses.done["steps"] += int(learned) if learned else int(o["batch"])
+            ses.done["iterations"] += 1
+            ses.tick(save, line)
+        return ses.finish(save)
     finally:
         algo.stop()
         ray.shutdown()
-    if progress:
-        print(f"rllib: done, {t['steps']} decisions in {t['wall_seconds']:.0f} s (CPU {t['cpu_seconds']:.0f} s); "
-              f"policy {policy_path}", flush=True)
-    return {**t, "policy": policy_path}
-
 
 
 def check_options(options: dict) -> dict:

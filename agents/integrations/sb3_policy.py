@@ -37,10 +37,8 @@ hand) against agents, resumable from ``run_dir``.
 from __future__ import annotations
 
 import io
-import json
 import inspect
 import os
-import time
 import zipfile
 from typing import Any, Sequence
 
@@ -311,8 +309,6 @@ def from_spec(spec: str, **kwargs: Any) -> MoveScoringAgent:
 
 # ---------------------------------------------------------------------- training (the benchmark's contract)
 MODEL_ZIP = "model.zip"
-STATE_JSON = "state.json"
-POLICY_FILE = "policy.pt"
 
 
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
@@ -343,22 +339,16 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from ddz_env.files import replacing, write_text
+    from ddz_env.files import replacing
 
     from .seat_env import DouDizhuSeatEnv
+    from .session import Session
 
-    wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(threads))
-    run_dir = os.fspath(run_dir)
-    os.makedirs(run_dir, exist_ok=True)
-    zip_path, state_path = os.path.join(run_dir, MODEL_ZIP), os.path.join(run_dir, STATE_JSON)
-    done = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0}
-    if resume and os.path.isfile(state_path) and os.path.isfile(zip_path):
-        with open(state_path, encoding="utf-8") as f:
-            done.update(json.load(f))
-    elif resume and progress:
-        print(f"sb3: nothing to resume in {run_dir}: starting afresh")
-    resumed = done["steps"] > 0
+    ses = Session("sb3", run_dir, seconds, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
+                  checkpoint_seconds=checkpoint_seconds, progress_seconds=progress_seconds)
+    zip_path = ses.path(MODEL_ZIP)
+    resumed = ses.resuming and ses.done["steps"] > 0
     opps = [opponents] if isinstance(opponents, (str, bytes, os.PathLike)) or hasattr(opponents, "act") \
         else list(opponents)
 
@@ -372,11 +362,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         "state_layers": list(state_layers), "head_layers": list(head_layers), "hand_after": hand_after}
     model = MaskablePPO(MoveScoringSB3Policy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
                         learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=ent_coef,
-                        policy_kwargs=policy_kwargs, seed=seed + done["steps"], device="cpu", verbose=0)
+                        policy_kwargs=policy_kwargs, seed=seed + int(ses.done["steps"]), device="cpu", verbose=0)
     # (a resumed run is seeded with seed + its steps so far: it deals new hands, not the first run's again)
     if resumed:
         model.set_parameters(zip_path, exact_match=True, device="cpu")
-        model.num_timesteps = int(done["steps"])
+        model.num_timesteps = int(ses.done["steps"])
     # plain facts only in the export (agents.load reads it weights-only): an agent object by its repr
     config = {"opponents": [os.fspath(o) if isinstance(o, (str, os.PathLike)) else repr(o) for o in opps],
               "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
@@ -384,46 +374,32 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
               "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef}
     info = {"config": config, "seed": seed}
 
-    def totals() -> dict:
-        return {"steps": int(model.num_timesteps), "wall_seconds": done["wall_seconds"] + time.time() - wall0,
-                "cpu_seconds": done["cpu_seconds"] + time.process_time() - cpu0}
-
-    def checkpoint() -> None:
+    def save() -> None:
         with replacing(zip_path) as tmp:
             model.save(tmp)
-        export_policy(model, os.path.join(run_dir, POLICY_FILE), **info)
-        write_text(state_path, json.dumps(totals()))  # last: it vouches for the zip beside it
+        export_policy(model, ses.policy_path, **info)
+
+    def line() -> str:
+        recent = [e["r"] for e in model.ep_info_buffer]  # Monitor's returns of the last 100 hands
+        return (f"mean return {np.mean(recent):+.3f} (score {np.mean(recent) / reward_scale:+.2f}) of the last "
+                f"{len(recent)} hands") if recent else "no hand finished yet"
 
     class Clock(BaseCallback):
-        """Stops at the time budget; checkpoints and progress lines on their periods."""
+        """Stops at the time budget (after the first update of the call at the earliest); checkpoints and
+        progress lines on their periods (the session's)."""
 
         def _on_training_start(self) -> None:
-            self.saved = self.shown = time.time()
-            self.shown_steps = model.num_timesteps
+            self.updates0 = model._n_updates
 
         def _on_step(self) -> bool:
-            now = time.time()
-            if now - self.saved >= checkpoint_seconds:
-                checkpoint()
-                self.saved = now
-            if progress and now - self.shown >= progress_seconds:
-                t = totals()
-                rate = (model.num_timesteps - self.shown_steps) / (now - self.shown)
-                recent = [e["r"] for e in model.ep_info_buffer]  # Monitor's returns of the last 100 hands
-                mean = (f"mean return {np.mean(recent):+.3f} (score {np.mean(recent) / reward_scale:+.2f}) of the "
-                        f"last {len(recent)} hands") if recent else "no hand finished yet"
-                print(f"sb3: {t['steps']} steps, {t['wall_seconds']:.0f} s, {rate:.0f} steps/s, {mean}", flush=True)
-                self.shown, self.shown_steps = now, model.num_timesteps
-            return totals()["wall_seconds"] < seconds
+            ses.done["steps"] = int(model.num_timesteps)
+            ses.tick(save, line)
+            return ses.running() or model._n_updates == self.updates0
 
-    if totals()["wall_seconds"] < seconds:
+    if ses.running():
         model.learn(total_timesteps=10**12, callback=Clock(), reset_num_timesteps=not resumed)
-    checkpoint()
-    t = totals()
-    if progress:
-        print(f"sb3: done, {t['steps']} steps in {t['wall_seconds']:.0f} s (CPU {t['cpu_seconds']:.0f} s); "
-              f"policy {os.path.join(run_dir, POLICY_FILE)}", flush=True)
-    return {**t, "policy": os.path.join(run_dir, POLICY_FILE)}
+    ses.done["steps"] = int(model.num_timesteps)
+    return ses.finish(save)
 
 
 #: train()'s options and their defaults (read from its signature: one place states them)

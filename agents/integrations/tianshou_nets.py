@@ -24,9 +24,7 @@ web page seat; Tianshou's own state (weights and optimizer) goes to ``tianshou_s
 """
 from __future__ import annotations
 
-import json
 import os
-import time
 from typing import Any, Sequence
 
 import gymnasium
@@ -130,7 +128,7 @@ DEFAULTS: dict[str, Any] = {
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
-STATE_FILE, STATE_JSON, POLICY_FILE = "tianshou_state.pt", "state.json", "policy.pt"
+STATE_FILE = "tianshou_state.pt"
 
 
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
@@ -149,18 +147,16 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     from tianshou.env import DummyVectorEnv
     from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode
 
-    from ddz_env.files import replacing, write_text
+    from ddz_env.files import replacing
+
+    from .session import Session
 
     o = check_options(options)
-    wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
-    run_dir = os.fspath(run_dir)
-    os.makedirs(run_dir, exist_ok=True)
-    state_path, json_path, policy_path = (os.path.join(run_dir, f) for f in (STATE_FILE, STATE_JSON, POLICY_FILE))
-    done = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "collects": 0}
+    ses = Session("tianshou", run_dir, seconds, resume=resume, progress=progress, state_files=(STATE_FILE,),
+                  counters={"collects": 0}, checkpoint_seconds=o["checkpoint_seconds"],
+                  progress_seconds=o["progress_seconds"])
     opps: Sequence[Any] = [o["opponents"]] if isinstance(o["opponents"], str) else list(o["opponents"])
-    if not opps:
-        raise ValueError("tianshou.train: option 'opponents' names no agent")
     if o["init"] is not None:
         policy = MoveScoringPolicy.from_dmc(o["init"])
     else:
@@ -169,63 +165,39 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     envs = DummyVectorEnv([(lambda k=k: seat_env(opps[k % len(opps)], o["reward_scale"])) for k in range(n_envs)])
     algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["eps_clip"],
                     ent_coef=o["ent_coef"], gae_lambda=o["gae_lambda"])
-    if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
-        with open(json_path, encoding="utf-8") as f:
-            done.update(json.load(f))
-        algo.load_state_dict(torch.load(state_path, map_location="cpu", weights_only=True))
-    elif resume and progress:
-        print(f"tianshou: nothing to resume in {run_dir}: starting afresh")
+    if ses.resuming:
+        algo.load_state_dict(torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True))
     # (a resumed run is seeded with seed + its collects so far: it deals new hands, not the first run's again)
-    torch.manual_seed(seed + done["collects"])
-    envs.seed([seed * 1000 + done["collects"] * n_envs + k for k in range(n_envs)])
+    collects = int(ses.done["collects"])
+    torch.manual_seed(seed + collects)
+    envs.seed([seed * 1000 + collects * n_envs + k for k in range(n_envs)])
     buffer = VectorReplayBuffer(int(o["steps_per_collect"]) + n_envs * 64, n_envs)  # (a hand: at most ~30 of a
     collector = Collector[CollectStats](algo, envs, buffer)                          # seat's decisions)
     collector.reset()
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
+    returns: list[float] = []
 
-    def totals() -> dict:
-        return {**done, "wall_seconds": done["wall_seconds"] + time.time() - wall0,
-                "cpu_seconds": done["cpu_seconds"] + time.process_time() - cpu0}
-
-    def checkpoint() -> None:
-        with replacing(state_path) as tmp:
+    def save() -> None:
+        with replacing(ses.path(STATE_FILE)) as tmp:
             torch.save(algo.state_dict(), tmp)
-        export_policy(policy, policy_path, steps=int(done["steps"]), **info)
-        write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
+        export_policy(policy, ses.policy_path, steps=int(ses.done["steps"]), **info)
 
-    saved = shown = time.time()
-    shown_steps, returns = done["steps"], []
-    first_collects = done["collects"]
-    # at least one update in a call that starts below its budget (a slow start-up on a loaded machine
-    # would otherwise make a short segment train nothing)
-    while totals()["wall_seconds"] < seconds or (done["collects"] == first_collects and done["wall_seconds"] < seconds):
+    def line() -> str:
+        recent = returns[-200:]
+        return f"mean score {np.mean(recent):+.2f} of the last {len(recent)} hands" if recent else "no hand yet"
+
+    while ses.running():
         with torch_train_mode(algo, False), torch.no_grad():
             stats = collector.collect(n_step=int(o["steps_per_collect"]))
         returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]
         with policy_within_training_step(algo.policy), torch_train_mode(algo):
             algo.update(buffer=buffer, batch_size=int(o["batch_size"]), repeat=int(o["repeat"]))
         buffer.reset(keep_statistics=True)
-        done["steps"] += int(stats.n_collected_steps)
-        done["collects"] += 1
-        now = time.time()
-        if now - saved >= o["checkpoint_seconds"]:
-            checkpoint()
-            saved = now
-        if progress and now - shown >= o["progress_seconds"]:
-            t = totals()
-            recent = returns[-200:]
-            mean = f"mean score {np.mean(recent):+.2f} of the last {len(recent)} hands" if recent else "no hand yet"
-            print(f"tianshou: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
-                  f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s, {mean}", flush=True)
-            shown, shown_steps = now, t["steps"]
+        ses.done["steps"] += int(stats.n_collected_steps)
+        ses.done["collects"] += 1
+        ses.tick(save, line)
     envs.close()
-    checkpoint()
-    t = totals()
-    if progress:
-        print(f"tianshou: done, {t['steps']} decisions in {t['wall_seconds']:.0f} s (CPU {t['cpu_seconds']:.0f} s); "
-              f"policy {policy_path}", flush=True)
-    return {**t, "policy": policy_path}
-
+    return ses.finish(save)
 
 
 def check_options(options: dict) -> dict:

@@ -28,9 +28,7 @@ A trained policy is saved in the one export format (:func:`export_policy`, ``pol
 """
 from __future__ import annotations
 
-import json
 import os
-import time
 from typing import Any
 
 import numpy as np
@@ -190,7 +188,7 @@ DEFAULTS: dict[str, Any] = {
     "state_layers": (256,), "head_layers": (128,), "init": None,
     "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1,
 }
-STATE_FILE, STATE_JSON, POLICY_FILE = "torchrl_state.pt", "state.json", "policy.pt"
+STATE_FILE = "torchrl_state.pt"
 
 
 def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos: torch.Tensor
@@ -225,18 +223,17 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     seconds so far) and ``policy.pt`` (the export format) every ``checkpoint_seconds`` and at the end;
     ``resume=True`` continues from them. ``init="pretrained"`` starts from the shipped DMC agent.
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: decisions learned from)."""
-    from ddz_env.files import replacing, write_text
+    from ddz_env.files import replacing
 
     from .selfplay import CentralCritic, PPOSettings, ppo_loss
     from .selfplay import Collector as SelfPlayCollector
+    from .session import Session
 
     o = check_options(options)
-    wall0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(int(o["threads"]))
-    run_dir = os.fspath(run_dir)
-    os.makedirs(run_dir, exist_ok=True)
-    state_path, json_path, policy_path = (os.path.join(run_dir, f) for f in (STATE_FILE, STATE_JSON, POLICY_FILE))
-    done = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, "batches": 0}
+    ses = Session("torchrl", run_dir, seconds, resume=resume, progress=progress, state_files=(STATE_FILE,),
+                  counters={"batches": 0}, checkpoint_seconds=o["checkpoint_seconds"],
+                  progress_seconds=o["progress_seconds"])
     if o["init"] is not None:
         policy = MoveScoringPolicy.from_dmc(o["init"])
     else:
@@ -244,43 +241,36 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     critic = CentralCritic(o["critic_layers"]) if o["central_critic"] else None
     params = list(policy.parameters()) + (list(critic.parameters()) if critic is not None else [])
     optim = torch.optim.Adam(params, lr=o["learning_rate"])
-    if resume and os.path.isfile(state_path) and os.path.isfile(json_path):
-        with open(json_path, encoding="utf-8") as f:
-            done.update(json.load(f))
-        ck = torch.load(state_path, map_location="cpu", weights_only=True)  # (tensors and plain containers)
+    if ses.resuming:
+        ck = torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True)  # (tensors, plain containers)
         policy.load_state_dict(ck["model"])
         if critic is not None:
             critic.load_state_dict(ck["critic"])
         optim.load_state_dict(ck["optimizer"])
-    elif resume and progress:
-        print(f"torchrl: nothing to resume in {run_dir}: starting afresh")
-    torch.manual_seed(seed + done["batches"])
-    collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + done["batches"], lam=o["gae_lambda"],
+    batches = int(ses.done["batches"])  # (a resumed run is seeded with seed + its batches: it deals new hands)
+    torch.manual_seed(seed + batches)
+    collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + batches, lam=o["gae_lambda"],
                                   target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
                                   opponents=o["opponents"], opponent_share=o["opponent_share"],
                                   snapshot_every=o["snapshot_every"], critic=critic)
     settings = PPOSettings(clip=o["clip_epsilon"], vf_coef=o["vf_coef"], entropy_coeff=o["entropy_coeff"],
                            bid_entropy_coeff=o["bid_entropy_coeff"])
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
-    gen = np.random.default_rng(seed + done["batches"])
+    gen = np.random.default_rng(seed + batches)
+    parts = {"entropy": float("nan")}
 
-    def totals() -> dict:
-        return {**done, "wall_seconds": done["wall_seconds"] + time.time() - wall0,
-                "cpu_seconds": done["cpu_seconds"] + time.process_time() - cpu0}
-
-    def checkpoint() -> None:
-        with replacing(state_path) as tmp:
+    def save() -> None:
+        with replacing(ses.path(STATE_FILE)) as tmp:
             torch.save({"model": policy.state_dict(), "optimizer": optim.state_dict(),
                         **({"critic": critic.state_dict()} if critic is not None else {})}, tmp)
-        export_policy(policy, policy_path, steps=int(done["steps"]), **info)
-        write_text(json_path, json.dumps(totals()))  # last: it vouches for the files beside it
+        export_policy(policy, ses.policy_path, steps=int(ses.done["steps"]), **info)
 
-    saved = shown = time.time()
-    shown_steps = done["steps"]
-    first_batches = done["batches"]
-    # at least one update in a call that starts below its budget (a slow start-up on a loaded machine
-    # would otherwise make a short segment train nothing)
-    while totals()["wall_seconds"] < seconds or (done["batches"] == first_batches and done["wall_seconds"] < seconds):
+    def line() -> str:
+        recent = collector.scores[-2000:]
+        return (f"learner's mean score {np.mean(recent) if recent else 0:+.2f} a seat-hand, entropy "
+                f"{parts['entropy']:.2f}")
+
+    while ses.running():
         batch = collector.collect(int(o["decisions_per_batch"]))
         n = len(batch)
         for _ in range(int(o["epochs"])):
@@ -291,25 +281,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
                 nn.utils.clip_grad_norm_(params, 1.0)
                 optim.step()
         collector.refresh()
-        done["steps"] += n
-        done["batches"] += 1
-        now = time.time()
-        if now - saved >= o["checkpoint_seconds"]:
-            checkpoint()
-            saved = now
-        if progress and now - shown >= o["progress_seconds"]:
-            t = totals()
-            recent = collector.scores[-2000:]
-            print(f"torchrl: {t['steps']} decisions learned, {t['wall_seconds']:.0f} s, "
-                  f"{(t['steps'] - shown_steps) / (now - shown):.0f} decisions/s, learner's mean score "
-                  f"{np.mean(recent) if recent else 0:+.2f} a seat-hand, entropy {parts['entropy']:.2f}", flush=True)
-            shown, shown_steps = now, t["steps"]
-    checkpoint()
-    t = totals()
-    if progress:
-        print(f"torchrl: done, {t['steps']} decisions in {t['wall_seconds']:.0f} s (CPU {t['cpu_seconds']:.0f} s); "
-              f"policy {policy_path}", flush=True)
-    return {**t, "policy": policy_path}
+        ses.done["steps"] += n
+        ses.done["batches"] += 1
+        ses.tick(save, line)
+    return ses.finish(save)
 
 
 def check_options(options: dict) -> dict:

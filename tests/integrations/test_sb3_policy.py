@@ -329,7 +329,7 @@ def test_train_checkpoints_resumes_and_exports(tmp_path, capsys):
     assert first["steps"] >= 32 and 3.0 <= first["wall_seconds"] < 20 and first["cpu_seconds"] > 0
     assert first["policy"] == os.path.join(tmp_path, "policy.pt") and os.path.isfile(tmp_path / "model.zip")
     out = capsys.readouterr().out
-    assert "steps/s" in out and "done" in out
+    assert "decisions/s" in out and "trained to" in out
     params = MaskablePPO.load(tmp_path / "model.zip", device="cpu").policy.state_dict()
     second = train(6.0, tmp_path, seed=0, resume=True, **kw)  # 6 s in all: about 3 more
     assert second["steps"] > first["steps"] and 6.0 <= second["wall_seconds"] < first["wall_seconds"] + 20

@@ -1,0 +1,109 @@
+"""One training call of a library learner: what every adapter's ``train(seconds, run_dir, ...)`` shares.
+
+A learner trains to a time budget that spans its resumes. :class:`Session` owns, once for all learners:
+
+==================  ====================================================================================
+the clocks          decisions, wall and CPU seconds so far, read back from ``state.json`` on resume
+                    (with the learner's own counters, such as batches or iterations)
+the cadences        a checkpoint every ``checkpoint_seconds`` and a progress line every
+                    ``progress_seconds`` (:meth:`tick`), in the same words for every learner
+the budget          :meth:`running`: until the budget is spent, and at least one update in a call that
+                    starts below it (a slow start-up on a loaded machine would otherwise train nothing)
+the end             :meth:`finish`: the last checkpoint, the closing line, ``train``'s result
+==================  ====================================================================================
+
+The learner says how to save its own state and the ``policy.pt`` export (a ``save`` callable); the session
+writes ``state.json`` after it, atomically: it vouches for the files beside it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Callable
+
+from ddz_env.files import write_text
+
+STATE_JSON, POLICY_FILE = "state.json", "policy.pt"
+
+
+class Session:
+    """The clocks, cadences and budget of one ``train`` call (see the module doc).
+
+    ``state_files``: the learner's own files that must be in ``run_dir`` for ``resume`` to continue (with
+    ``state.json``); ``counters``: its own counts kept across resumes (``{"batches": 0}``)."""
+
+    def __init__(self, library: str, run_dir: str | os.PathLike, seconds: float, *, resume: bool, progress: bool,
+                 state_files: tuple[str, ...] = (), counters: dict[str, int] | None = None,
+                 checkpoint_seconds: float = 120.0, progress_seconds: float = 30.0):
+        self.library, self.seconds, self.progress = library, float(seconds), progress
+        self.checkpoint_seconds, self.progress_seconds = float(checkpoint_seconds), float(progress_seconds)
+        self.run_dir = os.path.abspath(os.fspath(run_dir))
+        os.makedirs(self.run_dir, exist_ok=True)
+        self.done: dict[str, Any] = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, **(counters or {})}
+        needed = [self.path(STATE_JSON)] + [self.path(f) for f in state_files]
+        self.resuming = bool(resume) and all(os.path.exists(p) for p in needed)
+        if self.resuming:
+            with open(self.path(STATE_JSON), encoding="utf-8") as f:
+                self.done.update(json.load(f))
+        elif resume and progress:
+            print(f"{library}: nothing to resume in {self.run_dir}: starting afresh", flush=True)
+        self.wall0, self.cpu0 = time.time(), time.process_time()
+        self.saved = self.shown = time.time()
+        self.shown_steps = self.first_steps = int(self.done["steps"])
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.run_dir, name)
+
+    @property
+    def policy_path(self) -> str:
+        return self.path(POLICY_FILE)
+
+    def restart_clock(self) -> None:
+        """Start the wall clock now (a library's own start-up, e.g. Ray's, is not training time)."""
+        self.wall0 = self.saved = self.shown = time.time()
+
+    def totals(self) -> dict:
+        """The counts so far, this call's time included."""
+        return {**self.done, "wall_seconds": self.done["wall_seconds"] + time.time() - self.wall0,
+                "cpu_seconds": self.done["cpu_seconds"] + time.process_time() - self.cpu0}
+
+    def running(self) -> bool:
+        """Whether to train on: the budget not spent, or no update yet in a call that started below it."""
+        if self.done["wall_seconds"] >= self.seconds:
+            return False
+        return self.totals()["wall_seconds"] < self.seconds or self.done["steps"] == self.first_steps
+
+    def write_state(self) -> None:
+        write_text(self.path(STATE_JSON), json.dumps(self.totals()))
+
+    def save(self, save: Callable[[], None]) -> None:
+        """The learner's files (``save``), then ``state.json``."""
+        save()
+        self.write_state()
+        self.saved = time.time()
+
+    def tick(self, save: Callable[[], None], extra: Callable[[], str] | None = None) -> None:
+        """After an update: a checkpoint and a progress line when their periods are up."""
+        now = time.time()
+        if now - self.saved >= self.checkpoint_seconds:
+            self.save(save)
+        if self.progress and now - self.shown >= self.progress_seconds:
+            t = self.totals()
+            rate = (t["steps"] - self.shown_steps) / max(now - self.shown, 1e-9)
+            more = extra() if extra is not None else ""
+            print(f"{self.library}: {t['steps']:,} decisions learned, {t['wall_seconds']:.0f} of {self.seconds:.0f} s, "
+                  f"{rate:,.0f} decisions/s{'; ' + more if more else ''}", flush=True)
+            self.shown, self.shown_steps = now, t["steps"]
+
+    def finish(self, save: Callable[[], None]) -> dict:
+        """The last checkpoint and the closing line; ``train``'s result."""
+        self.save(save)
+        t = self.totals()
+        if self.progress:
+            print(f"{self.library}: trained to {t['steps']:,} decisions in {t['wall_seconds']:.0f} s (CPU "
+                  f"{t['cpu_seconds']:.0f} s); policy {self.policy_path}", flush=True)
+        return {**t, "policy": self.policy_path}
+
+
+__all__ = ["Session", "STATE_JSON", "POLICY_FILE"]
