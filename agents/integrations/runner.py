@@ -130,6 +130,59 @@ def evaluate_policy(cfg: LibraryConfig, policy: Path, steps: int, seconds: float
     return rows
 
 
+def plot_library_curve(run_dir: Path) -> bool:
+    """``learning_curve.png`` of a library run: the score per hand against each evaluation opponent (95%
+    interval) and the decisions per second of each segment, against decisions learned. False without
+    matplotlib; a failure costs the picture only (eval.csv and log.csv hold the figures)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    evals, segs = _read(run_dir / "eval.csv"), _read(run_dir / "log.csv")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for opp in dict.fromkeys(r["opponent"] for r in evals):
+        pts = sorted((int(r["frames"]), float(r["score"]), float(r["ci_lo"]), float(r["ci_hi"]))
+                     for r in evals if r["opponent"] == opp)
+        x = [p[0] for p in pts]
+        ax1.plot(x, [p[1] for p in pts], marker="o", label=f"vs {opp}")
+        ax1.fill_between(x, [p[2] for p in pts], [p[3] for p in pts], alpha=0.2)
+    ax1.axhline(0, color="grey", lw=0.5)
+    ax1.set_xlabel("decisions learned")
+    ax1.set_ylabel("score per hand, duplicate (95% CI)")
+    ax1.legend()
+    prev_steps, prev_t, xs, ys = 0, 0.0, [], []
+    for r in segs:
+        steps, t = int(r["steps"]), float(r["train_seconds"])
+        if t > prev_t:
+            xs.append(steps)
+            ys.append((steps - prev_steps) / (t - prev_t))
+        prev_steps, prev_t = steps, t
+    ax2.plot(xs, ys, marker="o")
+    ax2.set_xlabel("decisions learned")
+    ax2.set_ylabel("decisions per second of training")
+    fig.suptitle(f"{run_dir.name}: {int(segs[-1]['steps']) if segs else 0:,} decisions learned")
+    fig.tight_layout()
+    fig.savefig(run_dir / "learning_curve.png", dpi=80)
+    plt.close(fig)
+    return True
+
+
+def _views(run_dir: Path, tb, segment: dict, rows: list[dict]) -> None:
+    """The run's views after a segment: TensorBoard scalars and the learning curve (a failure: one warning)."""
+    if tb is not None:
+        tb.add_scalar("train/decisions_per_second", segment["steps_per_second"], segment["steps"])
+        for r in rows:
+            tb.add_scalar(f"eval/{r['opponent']}/duplicate/score", float(r["score"]), int(r["frames"]))
+        tb.flush()
+    try:
+        plot_library_curve(run_dir)
+    except Exception as e:  # noqa: BLE001 - matplotlib and the disk fail in many ways: the picture only
+        log.warning("no learning-curve PNG (%s: %s); eval.csv and log.csv have its figures", type(e).__name__, e)
+
+
 def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = False, progress: bool = True) -> Path:
     """Train ``cfg``'s library learner into ``run_dir`` (see the module doc); the policy's path.
 
@@ -160,22 +213,32 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         return run_dir / POLICY
     every = cfg.eval_every_seconds or cfg.max_seconds
     first = not resume
+    from ..runs.log import summary_writer
+
+    tb = summary_writer(run_dir / "tensorboard", log)
     while True:
         target = min(cfg.max_seconds, (int(done // every) + 1) * every)
         cpu0, t0 = _cpu(), time.perf_counter()
+        steps0 = int(logged[-1]["steps"]) if logged else 0
         out = module.train(target, str(run_dir), seed=cfg.seed, resume=not first, progress=progress, **cfg.options)
         first = False
         steps = int(out.get("steps", 0))
+        seg_seconds = max(target - done, 1e-9)
         done = target  # (the learner trained to it: its own count of seconds, kept across resumes)
         _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
                                                    "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
                                                    "wall_seconds": round(time.perf_counter() - t0, 1)}])
         logged.append({"train_seconds": done, "steps": steps})
         policy = Path(out.get("policy") or run_dir / POLICY)
+        rows: list[dict] = []
         if steps not in evaluated:
-            _append(run_dir / "eval.csv", EVAL_FIELDS, evaluate_policy(cfg, policy, steps, done))
+            rows = evaluate_policy(cfg, policy, steps, done)
+            _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
             evaluated.add(steps)
+        _views(run_dir, tb, {"steps": steps, "steps_per_second": (steps - steps0) / seg_seconds}, rows)
         if done >= cfg.max_seconds:
+            if tb is not None:
+                tb.close()
             log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
                      policy)
             return policy

@@ -48,6 +48,13 @@ def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_pa
     assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(10.0, False), (20.0, True), (30.0, True)]
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
     assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 30.0]
+    assert (run_dir / "learning_curve.png").stat().st_size > 1000  # the run's picture, as DMC runs have
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        assert any((run_dir / "tensorboard").iterdir())  # and its TensorBoard scalars
     agent = agents.load(str(run_dir))  # the run folder seats its policy
     assert agent.name == "movescore:fake" and agent.policy.kwargs["state_layers"] == [4]
     # --resume with more time: on from its state, no point evaluated twice
