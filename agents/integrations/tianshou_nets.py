@@ -5,9 +5,9 @@
                        with Tianshou's masked observation: ``{"obs": planes, "mask": bool (24648,)}`` (as
                        ``tianshou.env.PettingZooEnv`` hands a seat's legal actions over)
 :class:`Actor`         Tianshou's actor signature, ``(obs, state, info) -> (logits, state)``: the
-                       :class:`~agents.integrations.move_policy.MoveScoringPolicy`'s logits, each legal move
-                       scored from its own features, ``-inf`` at every illegal id (the categorical
-                       distribution then never samples one)
+                       :class:`~agents.integrations.move_policy.MoveScoringPolicy`'s logits of each row's
+                       legal moves only (padded to the longest legal set of the batch), and its ``dist``:
+                       a categorical over them in action ids (``CandidateCategorical``)
 :class:`Critic`        ``obs -> value (B, 1)``: the same trunk's value head
 :func:`make_ppo`       ``DiscreteActorPolicy`` + ``PPO`` over one :class:`MoveScoringPolicy` (actor and critic
                        share its parameters; ``ActorCritic`` counts each once for the optimizer)
@@ -35,7 +35,7 @@ from torch import nn
 
 from ddz_env.observation import OBS_SHAPE
 
-from .move_policy import GumbelCategorical, MoveScoringPolicy, save_policy
+from .move_policy import CandidateCategorical, MoveScoringPolicy, save_policy
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -69,16 +69,27 @@ def _inputs(obs: Any, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]
 
 
 class Actor(nn.Module):
-    """``(obs, state, info) -> (logits (B, 24648), state)``: masked logits of the move-scoring policy."""
+    """``(obs, state, info) -> (logits (B, K), state)``: the move-scoring policy's logits of each row's legal
+    moves only, padded to the longest legal set of the batch (K, not 24,648). Their action ids are kept in
+    ``last`` for :meth:`dist`, which Tianshou calls on these logits right after (``dist_fn``); the
+    distribution's samples and log-probabilities are in action ids, as Tianshou's buffer holds them."""
 
     def __init__(self, policy: MoveScoringPolicy):
         super().__init__()
         self.policy = policy
+        self.last: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
         planes, mask = _inputs(obs, self.policy.action_counts.device)
-        logits, _ = self.policy(planes, mask)
+        logits, ids, valid, _ = self.policy.candidates(planes, mask)
+        self.last = (ids, valid)
         return logits, state
+
+    def dist(self, logits: torch.Tensor) -> CandidateCategorical:
+        """Tianshou's ``dist_fn``: the categorical over the candidates :meth:`forward` just scored."""
+        if self.last is None or self.last[0].shape != logits.shape:
+            raise RuntimeError("Actor.dist: call the actor on this batch first (its candidates are not known)")
+        return CandidateCategorical(logits, *self.last)
 
 
 class Critic(nn.Module):
@@ -94,22 +105,19 @@ class Critic(nn.Module):
         return self.policy.value(planes).reshape(-1, 1)
 
 
-def gumbel_categorical(logits: torch.Tensor) -> GumbelCategorical:
-    """Tianshou's ``dist_fn``: its default ``Categorical(logits=logits)``, drawn without ``torch.multinomial``."""
-    return GumbelCategorical(logits=logits)
-
-
 def make_ppo(policy: MoveScoringPolicy, action_space: gymnasium.Space, *, learning_rate: float = 1e-3,
              eps_clip: float = 0.2, ent_coef: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
              gamma: float = 1.0, max_grad_norm: float = 1.0, max_batchsize: int = 256):
-    """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the masked logits
-    (:class:`~agents.integrations.move_policy.GumbelCategorical`; greedy when evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
+    """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the categorical over each
+    row's legal moves (:class:`~agents.integrations.move_policy.CandidateCategorical`, ``Actor.dist``; greedy when
+    evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
     from tianshou.algorithm import PPO
     from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
 
-    actor_policy = DiscreteActorPolicy(actor=Actor(policy), action_space=action_space, deterministic_eval=True,
-                                       dist_fn=gumbel_categorical)
+    actor = Actor(policy)
+    actor_policy = DiscreteActorPolicy(actor=actor, action_space=action_space, deterministic_eval=True,
+                                       dist_fn=actor.dist)
     return PPO(policy=actor_policy, critic=Critic(policy), optim=AdamOptimizerFactory(lr=learning_rate),
                eps_clip=eps_clip, ent_coef=ent_coef, vf_coef=vf_coef, gae_lambda=gae_lambda, gamma=gamma,
                max_grad_norm=max_grad_norm, max_batchsize=max_batchsize, advantage_normalization=True)

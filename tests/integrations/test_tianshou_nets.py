@@ -49,15 +49,33 @@ def observations(n=6, seed=0):
     return Batch(obs=np.stack([r["obs"] for r in rows]), mask=np.stack([r["mask"] for r in rows]))
 
 
-def test_actor_gives_finite_logits_to_legal_moves_only_and_critic_a_value_per_row():
+def test_actor_scores_the_legal_moves_only_and_its_distribution_is_the_dense_masked_one():
+    """The actor's logits are (B, K) over each row's legal moves (K the longest legal set, not 24,648); the
+    distribution over them gives every action id the dense masked softmax's log-probability and entropy,
+    draws only legal ids, and its mode is the dense argmax; the critic is the value head."""
     policy = small_policy()
     obs = observations()
-    logits, state = Actor(policy)(obs, state="s")
-    assert state == "s" and logits.shape == (6, 24648)
-    assert torch.equal(torch.isfinite(logits), torch.as_tensor(obs.mask))
-    expected, value = policy(torch.as_tensor(obs.obs), torch.as_tensor(obs.mask))
-    assert torch.equal(logits, expected)
+    actor = Actor(policy)
+    logits, state = actor(obs, state="s")
+    counts = obs.mask.sum(1)
+    assert state == "s" and logits.shape == (6, counts.max())
+    dist = actor.dist(logits)
+    dense, value = policy(torch.as_tensor(obs.obs), torch.as_tensor(obs.mask))
+    ref = torch.distributions.Categorical(logits=dense)
+    for row in range(6):
+        legal = torch.from_numpy(np.flatnonzero(obs.mask[row]))
+        ids = legal.new_full((6,), int(legal[0]))
+        ids[row] = legal[-1]
+        assert torch.allclose(dist.log_prob(ids)[row], ref.log_prob(ids)[row], atol=1e-5)
+    assert torch.allclose(dist.entropy(), ref.entropy(), atol=1e-4)
+    assert torch.equal(dist.mode, dense.argmax(1))
+    draws = dist.sample((50,))
+    assert all(obs.mask[r, int(a)] for r in range(6) for a in draws[:, r])
+    assert torch.isinf(dist.log_prob(torch.full((6,), 24_000))).all()  # an id that is no candidate
     assert torch.equal(Critic(policy)(obs), value.reshape(-1, 1))
+    # rows of different legal counts are padded: the gradients stay finite through the padding
+    (dist.entropy().sum() + dist.log_prob(dist.mode).sum()).backward()
+    assert all(torch.isfinite(p.grad).all() for p in policy.parameters() if p.grad is not None)
 
 
 def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move():
@@ -69,11 +87,11 @@ def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move
     obs, _ = env.reset(seed=4)
     one = Batch(obs=obs["obs"][None], mask=obs["mask"][None])
     out = [ppo.policy(Batch(obs=one, info=Batch())) for _ in range(20)]
-    assert all(type(o.dist).__name__ == "GumbelCategorical" for o in out)  # (drawn without torch.multinomial)
+    assert all(type(o.dist).__name__ == "CandidateCategorical" for o in out)  # (over the legal moves only)
     acts = [int(o.act[0]) for o in out]
     assert all(obs["mask"][a] for a in acts)
     legal = np.flatnonzero(obs["mask"])
-    before = torch.softmax(Actor(policy)(one)[0][0], -1)[legal].detach()
+    before = torch.softmax(Actor(policy)(one)[0][0], -1).detach()  # (the legal moves, in id order)
     acts = np.tile(legal, 4)
     with torch.no_grad():
         old = ppo.policy(Batch(obs=Batch(obs=np.repeat(one.obs, 16, 0), mask=np.repeat(one.mask, 16, 0)),
@@ -86,7 +104,7 @@ def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move
     with policy_within_training_step(ppo.policy), torch_train_mode(ppo):
         stats = ppo._update_with_batch(batch, batch_size=16, repeat=5)  # Tianshou's own PPO step
     assert stats.gradient_steps == 5
-    after = torch.softmax(Actor(policy)(one)[0][0], -1)[legal].detach()
+    after = torch.softmax(Actor(policy)(one)[0][0], -1).detach()
     assert after[1] > before[1] * 1.02 and (after[[0, 2, 3]] < before[[0, 2, 3]]).all()
 
 
