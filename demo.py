@@ -5,12 +5,19 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ddz_env.actions import action_to_string
-from ddz_env.cards import to_string
-from ddz_env.game import Game
+from agents._entry import needs_installed  # noqa: E402 (standard library only: says what to run when a package is missing)
+
+with needs_installed("demo.py", active=__name__ == "__main__"):
+    import numpy as np
+
+    from ddz_env.actions import action_to_string
+    from ddz_env.cards import to_string
+    from ddz_env.game import Game
 
 
 def play_hand(seed: int, spectator: bool = True) -> Game:
@@ -44,4 +51,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with needs_installed("demo.py"):
+        main()

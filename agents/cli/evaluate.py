@@ -33,13 +33,16 @@ import shlex
 import sys
 import time
 
-from ddz_env.files import folder_problem, write_failure, write_text
-from ddz_env.rules import Rules
+from agents._entry import needs_installed
 
-from agents.evaluation.arena import AgentError
-from agents.evaluation.metrics import pct as _pct
-from agents.evaluation.metrics import table_rows
-from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
+with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate", active=__name__ == "__main__"):
+    from ddz_env.files import folder_problem, write_failure, write_text
+    from ddz_env.rules import Rules
+
+    from agents.evaluation.arena import AgentError
+    from agents.evaluation.metrics import pct as _pct
+    from agents.evaluation.metrics import table_rows
+    from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
 
 
 def format_table(res: dict) -> str:
@@ -175,4 +178,5 @@ def _write_json(path: str, data: dict) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m agents.cli.evaluate"))
+    with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate"):
+        sys.exit(main(prog="python -m agents.cli.evaluate"))

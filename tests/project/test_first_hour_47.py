@@ -1,0 +1,64 @@
+"""A new user's first hour, issue 47: a Python without the project's packages gets one line naming the venv (item 6),
+and the small stumbles of item 7."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from common import ROOT
+
+#: every program a user starts from a clone, as typed after ``python``
+ENTRIES = [
+    ["train.py", "--config", "default"],
+    ["evaluate.py", "--a", "rule", "--b", "random"],
+    ["demo.py"],
+    ["-m", "agents.play"],
+    ["-m", "agents.play.web"],
+    ["-m", "agents.cli.train", "--config", "default"],
+    ["-m", "agents.cli.evaluate", "--a", "rule", "--b", "random"],
+    ["-m", "agents.cli.calibrate"],
+    ["-m", "agents.dmc.export"],
+]
+
+
+@pytest.mark.parametrize("args", ENTRIES, ids=lambda a: " ".join(a[:2]))
+def test_a_python_without_the_packages_gets_one_line_naming_the_venv(args):
+    """``-S`` leaves site-packages (numpy, gymnasium, torch, the editable install) off the path: the bare
+    interpreter of a system ``python3``; ``-E -s``: no PYTHONPATH, no user site."""
+    p = subprocess.run([sys.executable, "-S", "-E", "-s", *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "error:" in lines[0] and "is not installed" in lines[0], lines
+    assert any(s in lines[0] for s in (".venv/bin/python", "make setup", "pip install")), lines
+
+
+def test_the_missing_line_names_the_clones_venv_or_make_setup(tmp_path, monkeypatch):
+    from agents import _entry
+
+    monkeypatch.setattr(_entry, "ROOT", tmp_path)
+    (tmp_path / "Makefile").write_text("")
+    monkeypatch.chdir(tmp_path)
+    line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "torch")
+    assert line.startswith("train.py: error: torch is not installed") and "make setup" in line, line
+    assert "pip install -e '.[train]'" in line, line
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").write_text("")
+    line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "numpy")
+    assert line.endswith("run it with the project's venv: .venv/bin/python train.py --config default"), line
+    (tmp_path / "Makefile").unlink()  # an installed package, not a clone
+    line = _entry.missing_line("ddz-web", ["-m", "agents.play.web"], "fastapi")
+    assert line.endswith("install the 'web' extra: pip install 'ddz-env[web]'"), line
+
+
+def test_a_missing_package_of_the_project_itself_is_not_hidden():
+    from agents._entry import needs_installed
+
+    with pytest.raises(ModuleNotFoundError):
+        with needs_installed("x"):
+            import agents.no_such_module  # noqa: F401
+    with pytest.raises(ModuleNotFoundError):  # a module imported by another program: its error goes up
+        with needs_installed("x", active=False):
+            import no_such_package_zz  # noqa: F401
