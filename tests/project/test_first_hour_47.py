@@ -62,3 +62,28 @@ def test_a_missing_package_of_the_project_itself_is_not_hidden():
     with pytest.raises(ModuleNotFoundError):  # a module imported by another program: its error goes up
         with needs_installed("x", active=False):
             import no_such_package_zz  # noqa: F401
+
+
+def test_a_busy_port_is_one_line_suggesting_another_port_before_any_address():
+    pytest.importorskip("fastapi")
+    pytest.importorskip("uvicorn")
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        p = subprocess.run([sys.executable, "-m", "agents.play.web", "--port", str(port), "--no-save"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and f"port {port} is in use" in lines[0], p.stderr
+    assert "--port" in lines[0] and "http://" not in p.stdout, (p.stdout, p.stderr)
+
+
+def test_the_hands_people_play_are_ignored_by_git():
+    """ddz-play and the web page keep each hand in hands/ (their default --save-dir), beside runs/."""
+    p = subprocess.run(["git", "check-ignore", "hands/hand-0001.json", "runs/x/log.csv", "agents/play/match.py"],
+                       cwd=ROOT, capture_output=True, text=True)
+    if p.returncode == 128:
+        pytest.skip(f"not a git checkout: {p.stderr.strip()}")
+    assert p.stdout.split() == ["hands/hand-0001.json", "runs/x/log.csv"], (p.stdout, p.stderr)
