@@ -87,3 +87,45 @@ def test_the_hands_people_play_are_ignored_by_git():
     if p.returncode == 128:
         pytest.skip(f"not a git checkout: {p.stderr.strip()}")
     assert p.stdout.split() == ["hands/hand-0001.json", "runs/x/log.csv"], (p.stdout, p.stderr)
+
+
+def test_an_evaluation_log_line_gives_the_interval_in_the_scores_3_signed_decimals(tmp_path, caplog):
+    pytest.importorskip("torch")
+    import logging
+    from types import SimpleNamespace
+
+    from agents.dmc.learner.periodic_eval import EVAL_FIELDS, TrainingEvaluator
+
+    row = {k: "" for k in EVAL_FIELDS}
+    row.update(frames=400000, opponent="rule", mode="duplicate", score=-1.15, ci_lo=-3.05275, ci_hi=0.75275)
+    with caplog.at_level(logging.INFO, logger="dmc"):
+        TrainingEvaluator._write(SimpleNamespace(path=tmp_path / "eval.csv", tb=None), [row])
+    assert caplog.messages[-1] == "eval at 400000 frames vs rule (duplicate): -1.150 [-3.053, +0.753] per hand"
+
+
+def test_a_run_says_once_that_tensorboard_is_missing_and_leaves_no_empty_eval_pending(tmp_path, caplog, monkeypatch):
+    """``make demo`` said "tensorboard is not installed" twice (the training log's view and the evaluator's) and left
+    an empty ``eval_pending/`` in the run folder."""
+    pytest.importorskip("torch")
+    import logging
+    from types import SimpleNamespace
+
+    from agents.dmc.learner.periodic_eval import TrainingEvaluator
+    from agents.runs.log import summary_writer
+
+    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", None)  # (an import of it raises ImportError)
+    log = logging.getLogger("dmc")
+    with caplog.at_level(logging.INFO, logger="dmc"):
+        assert summary_writer(tmp_path / "tensorboard", log) is None
+        assert summary_writer(tmp_path / "tensorboard", log) is None
+    assert sum("tensorboard is not installed" in m for m in caplog.messages) == 1, caplog.messages
+
+    pending = tmp_path / "eval_pending"
+    pending.mkdir()
+    ev = SimpleNamespace(pending=[], pool=None, tb=None, pending_dir=pending, poll=lambda wait: [])
+    TrainingEvaluator.close(ev)
+    assert not pending.exists()
+    pending.mkdir()
+    (pending / "000000400000.pt").write_bytes(b"")  # weights a resume evaluates: kept
+    TrainingEvaluator.close(ev)
+    assert (pending / "000000400000.pt").exists()
