@@ -54,6 +54,12 @@ def missing_line(prog: str, command: list[str], package: str) -> str:
     return f"{head}: install {f'the {extra!r} extra' if extra else 'the package'}: {install}"
 
 
+def command_line(prog: str, args: list[str]) -> str:
+    """The command that gave a program's results, to run again: ``python evaluate.py --a ...`` (a script's errors
+    say ``evaluate.py: error:``, as ``train.py``'s; its command runs under ``python``)."""
+    return ("python " if prog.endswith(".py") else "") + f"{prog} " + shlex.join(args)
+
+
 @contextlib.contextmanager
 def needs_installed(prog: str, module: str | None = None, active: bool = True) -> Iterator[None]:
     """Around a program's imports (and its ``main()``): a missing third-party package is one ``error:`` line

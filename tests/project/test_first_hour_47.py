@@ -129,3 +129,53 @@ def test_a_run_says_once_that_tensorboard_is_missing_and_leaves_no_empty_eval_pe
     (pending / "000000400000.pt").write_bytes(b"")  # weights a resume evaluates: kept
     TrainingEvaluator.close(ev)
     assert (pending / "000000400000.pt").exists()
+
+
+def test_the_paths_the_configs_name_exist():
+    """configs/default.yaml pointed to agents/dmc/results/, which moved to benchmarks/results/dmc/."""
+    import re
+
+    named = {}
+    for cfg in sorted((ROOT / "configs").glob("*.yaml")):
+        for path in re.findall(r"\b((?:agents|benchmarks|configs|docs|examples|tests)/[\w./-]*\w/?)", cfg.read_text()):
+            named[path] = cfg.name
+    assert named, "no path named in configs/ (the pattern is wrong)"
+    missing = {p: c for p, c in named.items() if not (ROOT / p).exists()}
+    assert not missing, missing
+
+
+def test_train_and_evaluate_start_their_errors_with_the_script_name():
+    p = subprocess.run([sys.executable, "evaluate.py", "--a", "rulle", "--b", "random"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr.startswith("evaluate.py: error: unknown agent 'rulle'"), p.stderr
+    pytest.importorskip("yaml")
+    p = subprocess.run([sys.executable, "train.py", "--config", "smok"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2 and p.stderr.startswith("train.py: error: unknown config 'smok'"), p.stderr
+    from agents._entry import command_line
+
+    assert command_line("evaluate.py", ["--a", "rule"]) == "python evaluate.py --a rule"  # (--out's "command")
+    assert command_line("ddz-evaluate", ["--a", "x y"]) == "ddz-evaluate --a 'x y'"
+
+
+def test_an_unknown_agent_lists_every_form_of_spec():
+    from agents import load
+    from agents.loader import _SCHEMES
+
+    with pytest.raises(ValueError) as e:
+        load("rulle")
+    text = str(e.value)
+    assert "did you mean 'rule'?" in text and "pretrained, random, rule" in text, text
+    for scheme in _SCHEMES:
+        assert f"{scheme}:" in text, (scheme, text)
+
+
+def test_demo_prints_ten_as_10_like_the_rest_of_the_project():
+    p = subprocess.run([sys.executable, "demo.py", "--hands", "3", "--spectator"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    import re
+
+    assert " 10" in p.stdout and not re.search(r"(?<![\w-])[TBR](?![\w-])", p.stdout), p.stdout
+    cards = [line.split(": ", 1)[1] for line in p.stdout.splitlines() if re.match(r"   (seat \d|bottom|PLAY )", line)]
+    assert cards and not any(re.search(r"\d[TJQKA2]|T\d|[JQKA]{2}", c) for c in cards), cards  # spaced: never 9TJ
