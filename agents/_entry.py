@@ -36,8 +36,18 @@ def _in_venv(python: Path) -> bool:
     return Path(sys.prefix).resolve() == python.parent.parent.resolve()
 
 
+def _has_core() -> bool:
+    """Whether this Python has the project's core packages (numpy stands for them): else it is not the
+    project's Python at all (the system ``python3``), rather than one that lacks an extra."""
+    import importlib.util
+
+    return importlib.util.find_spec("numpy") is not None
+
+
 def missing_line(prog: str, command: list[str], package: str) -> str:
-    """The one line for ``package`` missing when ``command`` (as typed, after ``python``) ran as ``prog``."""
+    """The one line for ``package`` missing when ``command`` (as typed, after ``python``) ran as ``prog``: the
+    clone's venv when there is one and another Python ran it; ``make setup`` when this Python lacks even the
+    core packages and the clone has no venv yet; else the ``pip install`` of the package's extra."""
     extra = EXTRAS.get(package, "")
     spec = f"[{extra}]" if extra else ""
     head = f"{prog}: error: {package} is not installed for {sys.executable or 'this Python'}"
@@ -47,11 +57,12 @@ def missing_line(prog: str, command: list[str], package: str) -> str:
     if cloned and venv.is_file() and not _in_venv(venv):
         where = os.path.relpath(venv) if Path.cwd().resolve() == ROOT else str(venv)
         return f"{head}: run it with the project's venv: {where} {typed}"
-    if cloned and not venv.is_file():
+    if cloned and not venv.is_file() and not _has_core():
         return (f"{head}: make setup builds the project's venv (.venv), then run .venv/bin/python {typed} "
                 f"(or pip install -e '.{spec}')")
-    install = f"pip install -e '.{spec}'" if cloned else f"pip install 'ddz-env{spec}'"
-    return f"{head}: install {f'the {extra!r} extra' if extra else 'the package'}: {install}"
+    what = f"the {extra!r} extra" if extra else "the package"
+    return (f"{head}: install {what}: pip install 'ddz-env{spec}'"
+            + (f" (from a clone: pip install -e '.{spec}')" if cloned else ""))
 
 
 def command_line(prog: str, args: list[str]) -> str:

@@ -41,9 +41,13 @@ def test_the_missing_line_names_the_clones_venv_or_make_setup(tmp_path, monkeypa
     monkeypatch.setattr(_entry, "ROOT", tmp_path)
     (tmp_path / "Makefile").write_text("")
     monkeypatch.chdir(tmp_path)
-    line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "torch")
-    assert line.startswith("train.py: error: torch is not installed") and "make setup" in line, line
-    assert "pip install -e '.[train]'" in line, line
+    line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "torch")  # a Python with numpy
+    assert line.endswith("install the 'train' extra: pip install 'ddz-env[train]' (from a clone: pip install -e "
+                         "'.[train]')"), line
+    monkeypatch.setattr(_entry, "_has_core", lambda: False)  # the system python3: nothing of the project's
+    line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "numpy")
+    assert line.startswith("train.py: error: numpy is not installed") and "make setup" in line, line
+    assert ".venv/bin/python train.py --config default" in line, line
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").write_text("")
     line = _entry.missing_line("train.py", ["train.py", "--config", "default"], "numpy")
