@@ -7,9 +7,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agents.cli.evaluate import format_table, main  # noqa: E402
+from agents._entry import needs_installed  # noqa: E402 (standard library only: says what to run when a package is missing)
+
+with needs_installed("evaluate.py", active=__name__ == "__main__"):
+    from agents.cli.evaluate import format_table, main
 
 __all__ = ["main", "format_table"]
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python evaluate.py"))
+    with needs_installed("evaluate.py"):
+        sys.exit(main(prog="evaluate.py"))

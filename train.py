@@ -7,9 +7,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agents.cli.train import main, parser  # noqa: E402
+from agents._entry import needs_installed  # noqa: E402 (standard library only: says what to run when a package is missing)
+
+with needs_installed("train.py", active=__name__ == "__main__"):
+    from agents.cli.train import main, parser
 
 __all__ = ["main", "parser"]
 
 if __name__ == "__main__":
-    sys.exit(main(prog="train.py"))
+    with needs_installed("train.py"):
+        sys.exit(main(prog="train.py"))

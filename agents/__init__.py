@@ -54,8 +54,13 @@ __getattr__, __dir__ = lazy(__name__, {
 
 def _register_seat_env() -> None:
     """``gymnasium.make("ddz/DouDizhuSeat-v0")`` works once ``agents`` is imported: the id is registered
-    with its entry point as a string, so the seat env's module loads only when an env is made."""
-    import gymnasium
+    with its entry point as a string, so the seat env's module loads only when an env is made. Without gymnasium
+    (or numpy) nothing can call ``gymnasium.make``: ``import agents`` then registers nothing, so that a program run
+    by a Python that lacks the packages reaches its own one-line error (:mod:`agents._entry`)."""
+    try:
+        import gymnasium
+    except ModuleNotFoundError:
+        return
 
     if "ddz/DouDizhuSeat-v0" not in gymnasium.registry:
         gymnasium.register(id="ddz/DouDizhuSeat-v0", entry_point="agents.integrations.seat_env:DouDizhuSeatEnv")

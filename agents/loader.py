@@ -83,6 +83,11 @@ _SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
                              "search": "agents.search.agent:from_spec"}
 
 
+#: the scheme specs in words, for an unknown agent's error (one per entry of :data:`_SCHEMES`)
+SCHEME_FORMS = ("search:BASE (rollouts of agent BASE), sb3:MODEL.zip (an SB3 model), rllib:RUN (an RLlib run "
+                "folder or checkpoint), douzero:DIR (DouZero's networks)")
+
+
 def _scheme(spec: Any) -> str | None:
     """The scheme of a scheme spec (``"douzero"`` of ``"douzero:DIR"``), else None."""
     if not isinstance(spec, str):
@@ -291,7 +296,7 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ValueError(f"unknown agent {path!r}{hint}: the registered agents are {', '.join(registered())}; "
                              f"anything else must be the path of an existing checkpoint file or run folder, "
-                             f"or douzero:DIR (DouZero's networks)")
+                             f"or one of {SCHEME_FORMS}")
         raise FileNotFoundError(f"checkpoint {path!r} not found (no such file; the registered agents are "
                                 f"{', '.join(registered())})")
     checkpoint = read_checkpoint(path)

@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import warnings
 
-import numpy as np
+from .._entry import needs_installed
 
-from ..evaluation.arena import COL, Job, make_deal, play_hands
-from ..baselines.rule_agent import RuleAgent, features
+with needs_installed("python -m agents.cli.calibrate", "agents.cli.calibrate", active=__name__ == "__main__"):
+    import numpy as np
+
+    from ..evaluation.arena import COL, Job, make_deal, play_hands
+    from ..baselines.rule_agent import RuleAgent, features
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.ndarray:
@@ -67,4 +70,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with needs_installed("python -m agents.cli.calibrate", "agents.cli.calibrate"):
+        main()

@@ -18,6 +18,8 @@ import csv
 import sys
 from pathlib import Path
 
+from .._entry import needs_installed
+
 #: (panel title, log.csv columns drawn in it) for the training-log panels
 LOG_PANELS = (
     ("score vs training opponents (per hand)", ("score_vs_opponents",)),
@@ -150,4 +152,5 @@ def main(argv: list[str] | None = None, prog: str = "ddz-compare") -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m agents.cli.compare"))
+    with needs_installed("python -m agents.cli.compare", "agents.cli.compare"):
+        sys.exit(main(prog="python -m agents.cli.compare"))

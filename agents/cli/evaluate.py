@@ -29,17 +29,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
 
-from ddz_env.files import folder_problem, write_failure, write_text
-from ddz_env.rules import Rules
+from agents._entry import command_line, needs_installed
 
-from agents.evaluation.arena import AgentError
-from agents.evaluation.metrics import pct as _pct
-from agents.evaluation.metrics import table_rows
-from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
+with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate", active=__name__ == "__main__"):
+    from ddz_env.files import folder_problem, write_failure, write_text
+    from ddz_env.rules import Rules
+
+    from agents.evaluation.arena import AgentError
+    from agents.evaluation.metrics import pct as _pct
+    from agents.evaluation.metrics import table_rows
+    from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
 
 
 def format_table(res: dict) -> str:
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
         replay_error = None
     dt = time.perf_counter() - t0
     res["elapsed_s"] = round(dt, 3)
-    res["command"] = f"{p.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
+    res["command"] = command_line(p.prog, sys.argv[1:] if argv is None else argv)
     if replay_error is not None:
         res["replay_error"] = replay_error
     print(format_table(res))
@@ -175,4 +177,5 @@ def _write_json(path: str, data: dict) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m agents.cli.evaluate"))
+    with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate"):
+        sys.exit(main(prog="python -m agents.cli.evaluate"))

@@ -8,13 +8,13 @@ import argparse
 import contextlib
 import json
 import os
-import shlex
 import sys
 import time
 
 from ddz_env.files import write_failure, write_text
 from ddz_env.rules import Rules
 
+from agents._entry import command_line
 from agents.evaluation.league import LeagueResult, LeagueStopped, play_league, save_heatmap
 
 
@@ -85,7 +85,7 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
     except (TypeError, ValueError) as e:
         return _fail(p.prog, f"--rules: {e}")
     t0 = time.perf_counter()
-    command = f"{p.prog} " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line(p.prog, sys.argv[1:] if argv is None else argv)
     try:
         res = play_league(a.league, deals=a.deals, seed=a.seed, workers=a.workers, rules=a.rules,
                           progress=not a.no_progress and sys.stderr.isatty())

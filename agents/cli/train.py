@@ -25,9 +25,12 @@ import sys
 import zipfile
 from pathlib import Path
 
-from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
-from agents.runs.folder import CheckpointWriteError, held_run, new_run_dir, resume_hint
-from agents.runs.learners import LIBRARY_SCHEMA, algo_of
+from agents._entry import needs_installed
+
+with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__name__ == "__main__"):
+    from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
+    from agents.runs.folder import CheckpointWriteError, held_run, new_run_dir, resume_hint
+    from agents.runs.learners import LIBRARY_SCHEMA, algo_of
 
 
 def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
@@ -181,4 +184,5 @@ def train_library(args: argparse.Namespace, name: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m agents.cli.train"))
+    with needs_installed("python -m agents.cli.train", "agents.cli.train"):
+        sys.exit(main(prog="python -m agents.cli.train"))

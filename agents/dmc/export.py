@@ -19,11 +19,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import torch
+from .._entry import needs_installed
 
-from ddz_env.files import write_binary, write_text
+with needs_installed("python -m agents.dmc.export", "agents.dmc.export", active=__name__ == "__main__"):
+    import torch
 
-from .checkpoint import load_checkpoint
+    from ddz_env.files import write_binary, write_text
+
+    from .checkpoint import load_checkpoint
 
 KEEP = ("agent", "format_version", "config", "model_kwargs", "net_names", "model", "frames", "updates", "elapsed")
 
@@ -88,4 +91,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with needs_installed("python -m agents.dmc.export", "agents.dmc.export"):
+        sys.exit(main())

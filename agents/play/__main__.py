@@ -1,5 +1,8 @@
 import sys
 
-from .terminal import main
+from agents._entry import needs_installed
 
-sys.exit(main())
+with needs_installed("python -m agents.play", "agents.play"):
+    from .terminal import main
+
+    sys.exit(main())

@@ -28,6 +28,8 @@ from ddz_env.moves import (FOUR_WITH_TWO, MOVE_COUNTS, MOVE_KICKERS, MOVE_LENGTH
                            MoveType, beats, move_id)
 from ddz_env.view import spaced
 
+#: a responder's only legal move is to pass: what the web page's move list says then (app.js), and the terminal
+NOTHING_BEATS_IT = "nothing beats it: pass"
 _YES = {"y", "yes", "double", "redouble", "d", "r"}
 _NO = {"n", "no", "no double", "no redouble", "pass", "p"}
 _NUMBER = {1: "one", 2: "two", 3: "three", 4: "four"}
@@ -69,6 +71,12 @@ def many(rank: int) -> str:
     return card(rank) + "s"
 
 
+def a_or_an(word: str) -> str:
+    """``word`` with its article as it is read aloud: ``an 8``, ``an 11-card straight``, ``an A``, ``a 10``."""
+    head = word.split("-")[0].split(" ")[0]
+    return ("an " if head.startswith("8") or head in ("11", "18") or head == "A" else "a ") + word
+
+
 def _kicker_words(kickers: np.ndarray) -> str:
     singles = [r for r in range(NUM_RANKS) for _ in range(int(kickers[r]))]
     return " ".join(card(r) for r in singles)
@@ -97,7 +105,7 @@ def describe(move: int) -> str:
     if t == MoveType.TRIO:
         return f"three {many(r)}"
     if t == MoveType.TRIO_SINGLE:
-        return f"three {many(r)} with a {_kicker_words(kick)}"
+        return f"three {many(r)} with {a_or_an(_kicker_words(kick))}"
     if t == MoveType.TRIO_PAIR:
         return f"three {many(r)} with {_pairs(pair_ranks)}"
     if t == MoveType.STRAIGHT:
@@ -128,7 +136,7 @@ def _same_kind(move: int) -> str:
         MoveType.TRIO: f"three of a kind higher than {many(r)}",
         MoveType.TRIO_SINGLE: f"three of a kind higher than {many(r)} with one card",
         MoveType.TRIO_PAIR: f"three of a kind higher than {many(r)} with a pair",
-        MoveType.STRAIGHT: f"a {n}-card straight higher than {card(r)} to {card(top)}",
+        MoveType.STRAIGHT: f"{a_or_an(f'{n}-card')} straight higher than {card(r)} to {card(top)}",
         MoveType.PAIR_CHAIN: f"{n} pairs in a row higher than {many(r)} to {many(top)}",
         MoveType.AIRPLANE: f"{n} trios in a row higher than {many(r)} to {many(top)}",
         MoveType.AIRPLANE_SINGLES: f"{n} trios in a row higher than {many(r)} to {many(top)} with {n} single cards",
@@ -172,6 +180,18 @@ def _mean(text: str, words: Iterable[str]) -> tuple[str, str | None]:
 def _phase_words(phase: Phase) -> list[str]:
     return {Phase.BID: ["pass", "bid 1", "bid 2", "bid 3"], Phase.DOUBLE: ["double", "no double", "no"],
             Phase.REDOUBLE: ["redouble", "no redouble", "no"], Phase.PLAY: ["pass"]}.get(phase, [])
+
+
+def _legal_words(game: Game) -> list[str]:
+    """The phase's words that name a legal action now: a did-you-mean never offers what would then be refused
+    (``pass`` on a lead, ``bid 1`` over a bid of 2)."""
+    legal = {int(a) for a in game.legal_actions()} if not game.is_over else set()
+    if game.phase == Phase.BID:
+        return [w for w, a in (("pass", BID_PASS), ("bid 1", BID_PASS + 1), ("bid 2", BID_PASS + 2),
+                               ("bid 3", BID_PASS + 3)) if a in legal]
+    if game.phase == Phase.PLAY:
+        return ["pass"] if PASS in legal else []
+    return _phase_words(game.phase)
 
 
 _JOKER_TOKENS = {"bj": "B", "rj": "R"}
@@ -241,7 +261,8 @@ def parse_action(text: str, game: Game, words: Iterable[str] = ()) -> int:
         b = t[3:].strip() if t.startswith("bid") else t
         if b in ("1", "2", "3"):
             return BID_PASS + int(b)
-        hint, s = _mean(t, _phase_words(p) + extra)
+        # a number is a bid out of range, not a typo of another bid: no did-you-mean (bid 4 is not bid 3)
+        hint, s = ("", None) if b.lstrip("+-").isdigit() else _mean(t, _legal_words(game) + extra)
         raise Refusal(f"{shown!r} is no bid: bid 1, 2 or 3, or pass.{hint}", tried=shown,
                       needs="a bid of 1, 2 or 3, or pass", ruling="R3: each player bids once: pass, 1, 2 or 3",
                       suggestion=s)
@@ -252,7 +273,7 @@ def parse_action(text: str, game: Game, words: Iterable[str] = ()) -> int:
         if t in _NO:
             return no
         word = "double" if p == Phase.DOUBLE else "redouble"
-        hint, s = _mean(t, _phase_words(p) + extra)
+        hint, s = _mean(t, _legal_words(game) + extra)
         raise Refusal(f"{shown!r}: type '{word}' (or y) or 'no' (or n).{hint}", tried=shown,
                       needs=f"{word} or no", ruling="R5, R6: each farmer doubles or not; the landlord may redouble",
                       suggestion=s)
@@ -262,14 +283,17 @@ def parse_action(text: str, game: Game, words: Iterable[str] = ()) -> int:
         try:
             counts = read_cards(t)
         except Refusal as e:
-            hint, s = _mean(t, _phase_words(p) + extra)
+            hint, s = _mean(t, _legal_words(game) + extra)
             if s is not None:
                 raise Refusal(f"{shown!r} is not a move.{hint}", tried=shown, needs=e.needs, suggestion=s) from None
             others = {w for q in (Phase.BID, Phase.DOUBLE, Phase.REDOUBLE) for w in _phase_words(q)} - {"pass", "no"}
             if t in others:
                 raise Refusal(f"{shown!r} is for the bidding and doubling; now play cards or pass.", tried=shown,
                               needs="cards from your hand, or pass") from None
-            raise Refusal(str(e).replace(repr(t), repr(shown)), tried=shown, needs=e.needs, ruling=e.ruling) from None
+            said_ = str(e).replace(repr(t), repr(shown))
+            if "pass" not in _legal_words(game):  # a lead: pass is no way out
+                said_ = said_.replace("; or type pass.", ".")
+            raise Refusal(said_, tried=shown, needs=e.needs, ruling=e.ruling) from None
         canon = "".join(RANKS[r] * int(c) for r, c in enumerate(counts))
         try:
             return move_id(canon)
@@ -358,5 +382,5 @@ def refuse(game: Game, action: Any) -> None:
 
 
 __all__ = ["Refusal", "parse_action", "refusal", "refuse", "describe", "needs", "suggest", "read_cards", "card",
-           "many", "KINDS", "CARD_NAMES"]
+           "many", "a_or_an", "KINDS", "CARD_NAMES", "NOTHING_BEATS_IT"]
 

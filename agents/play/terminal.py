@@ -27,6 +27,7 @@ from ddz_env.game import IllegalActionError
 from ddz_env.record import save
 from ddz_env.rules import Rules
 
+from .explain import NOTHING_BEATS_IT
 from .match import Match, said, spaced
 
 #: the terminal's own words besides moves (for the did-you-mean of a typo)
@@ -50,6 +51,14 @@ def _flags(view: dict, s: int) -> str:
     return ", ".join(flags)
 
 
+def _recent(view: dict) -> list[dict]:
+    """The ``last:`` line's entries: the current phase's latest, at most one per seat (the play's moves in the play
+    and once the hand is over; the bids and doubles are each seat's flags)."""
+    phase = view["phase"]
+    same = ("BID",) if phase == "BID" else ("DOUBLE", "REDOUBLE") if phase in ("DOUBLE", "REDOUBLE") else ("PLAY",)
+    return [h for h in view["history"] if h["phase"] in same][-3:]
+
+
 def render(view: dict, title: str = "") -> str:
     """A seat's view as a few lines of text."""
     me = view["seat"]
@@ -66,11 +75,13 @@ def render(view: dict, title: str = "") -> str:
         lines.append(f"  bottom: {spaced(view['bottom'])}")
     if view["stake"] is not None and not view["over"]:
         lines.append(f"  stake: {view['stake']['text']}")
-    recent = view["history"][-6:]
+    recent = _recent(view)
     if recent:
         lines.append("  last: " + ", ".join(f"seat {h['seat']} {_said(h)}" for h in recent))
     if view["to_beat"] is not None:
-        lines.append(f"  to beat: {spaced(view['to_beat']['cards'])} (seat {view['to_beat']['seat']})")
+        only_pass = view["your_turn"] and view["legal"] == ["pass"]
+        lines.append(f"  to beat: {spaced(view['to_beat']['cards'])} (seat {view['to_beat']['seat']})"
+                     + (f"; {NOTHING_BEATS_IT}" if only_pass else ""))
     elif view["phase"] == "PLAY" and view["your_turn"]:
         lines.append("  you lead")
     if me is not None and view["hands"][me] is not None:
@@ -117,7 +128,7 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
                 more = f" ... ({len(legal)} in all)" if len(legal) > 40 else ""
                 cards = view["phase"] == "PLAY"
                 shown = [spaced(x) if cards and x != "pass" else {"bid pass": "pass"}.get(x, x) for x in legal[:40]]
-                write("  legal: " + ", ".join(shown) + more)
+                write(f"  {NOTHING_BEATS_IT}" if cards and legal == ["pass"] else "  legal: " + ", ".join(shown) + more)
                 continue
             if t in ("quit", "exit", "q"):
                 write("you quit: the hand stops here")

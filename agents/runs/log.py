@@ -44,6 +44,10 @@ def _quiet_writer_threads() -> None:
     threading.excepthook = quiet
 
 
+#: the TensorBoard folders whose run was told that tensorboard is not installed (a run opens two views into one)
+_TOLD_MISSING: set[str] = set()
+
+
 class TensorBoardView:
     """TensorBoard scalars as a view of the run, never a part of it: a failure of its folder (read-only, a
     full disk, made read-only mid-run, a file in its place) turns it off with one warning line, and the run
@@ -59,8 +63,10 @@ class TensorBoardView:
             from torch.utils.tensorboard import SummaryWriter
         except ImportError:
             self.off = True
-            log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
-                     "log.csv has them all")
+            if str(folder) not in _TOLD_MISSING:  # (the training log's view and the evaluator's: said once a run)
+                _TOLD_MISSING.add(str(folder))
+                log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
+                         "log.csv has them all")
             return
         _quiet_writer_threads()
         self._guard(lambda: setattr(self, "writer", SummaryWriter(str(folder))))

@@ -469,3 +469,58 @@ def test_both_front_ends_read_cards_one_way_and_say_bids_and_secret_doubles_in_w
                 if "no bid, doubled" in screen:
                     seen_flags = True
     assert seen_secret and seen_joker and seen_flags
+
+
+# ---------------------------------------------------------------------------------------------- issue 47: item 7
+def test_moves_in_words_take_an_before_8_11_and_the_ace():
+    from agents.play.explain import describe, needs
+
+    assert needs(move_id("3456789T")).startswith("an 8-card straight higher than 3 to 10")
+    assert needs(move_id("3456789TJQK")).startswith("an 11-card straight higher than 3 to K")
+    assert needs(move_id("34567")).startswith("a 5-card straight")
+    assert describe(move_id("9998")) == "three 9s with an 8" and describe(move_id("999A")) == "three 9s with an A"
+    assert describe(move_id("999T")) == "three 9s with a 10"
+    from ddz_env.moves import NUM_MOVES
+
+    for m in range(1, NUM_MOVES, 7):  # every kind of move's words: no "a 8", "a 11", "a 18", "a A"
+        words = f"{describe(m)} {needs(m)}"
+        assert not re.search(r"\ba (8|11|18|A)\b", words), words
+
+
+def test_a_did_you_mean_is_only_for_a_typo_of_a_legal_move():
+    from agents.play.explain import refusal
+
+    g = Game.deal(0, first_bidder=0)
+    for text in ("bid 4", "4", "bid 10"):  # a bid out of range: said, no other bid offered as if it were a typo
+        r = refusal(g, text)
+        assert r.suggestion is None and "Did you mean" not in r.text and "bid 1, 2 or 3, or pass" in r.text, r.text
+    assert refusal(g, "bdi 3").suggestion == "bid 3"
+    g.step(BID_PASS + 2)
+    assert refusal(g, "bdi 1").suggestion != "bid 1"  # bid 1 is below the bid of 2 so far
+    g = Game.from_deal(["88333444666777JJJ", "5555999TTTTKKKKA9", "883467JQAAA2222BR"], "QQQ", first_bidder=0,
+                       rules="douzero", landlord=0)  # seat 0 leads: pass is refused there
+    r = refusal(g, "pas")
+    assert r.suggestion is None and "pass" not in r.text, r.text
+    assert refusal(g, "pass").text.startswith("You lead this trick")
+
+
+def test_the_last_line_shows_the_plays_latest_move_of_each_seat_and_nothing_beats_it_is_said():
+    from agents.play.match import seat_view
+    from agents.play.terminal import render
+
+    seen_only_pass = False
+    for _g, states in _random_hands(30, seed=5):
+        for st in states:
+            screen = render(seat_view(st, int(st.current_player)))
+            last = [x for x in screen.splitlines() if x.startswith("  last: ")]
+            entries = last[0][len("  last: "):].split(", seat ") if last else []
+            assert len(entries) <= 3, last
+            seats = re.findall(r"(?:^|, )seat (\d)", last[0][len("  last: "):]) if last else []
+            assert len(seats) == len(set(seats)), last
+            if st.phase == Phase.PLAY or st.is_over:
+                assert not last or not re.search(r"\b(bid|no bid|doubled|redoubled)\b", last[0]), (st.phase, last)
+            if st.phase == Phase.PLAY and not st.is_over and [int(a) for a in st.legal_actions()] == [PASS] \
+                    and st.last_move != PASS:
+                assert "; nothing beats it: pass" in screen, screen
+                seen_only_pass = True
+    assert seen_only_pass

@@ -288,8 +288,10 @@ def test_refused_moves_are_explained_in_words_and_leave_the_game(server):
     status, r = server.call("POST", "/api/games", {"seat": 0, "vs": "rule", "seed": 0, "deal": 0})
     gid = r["id"]
     status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bid 9", "version": 0})
-    assert status == 400 and r["error"] == "'bid 9' is no bid: bid 1, 2 or 3, or pass. Did you mean 'bid 3'?", r
-    assert r["refusal"]["suggestion"] == "bid 3" and r["refusal"]["ruling"].startswith("R3")
+    assert status == 400 and r["error"] == "'bid 9' is no bid: bid 1, 2 or 3, or pass.", r  # (issue 47: no typo)
+    assert r["refusal"]["suggestion"] is None and r["refusal"]["ruling"].startswith("R3")
+    status, r = server.call("POST", f"/api/games/{gid}/action", {"action": "bdi 3", "version": 0})
+    assert status == 400 and r["refusal"]["suggestion"] == "bid 3", r
     gid, view = _to_the_lead(server)
     hand = view["hands"][0]
     before = server.call("GET", f"/api/games/{gid}")[1]

@@ -26,6 +26,9 @@ def test_readme_is_short_and_links_every_page():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 80
     assert readme.startswith("# ddz-env") and "make demo" in readme and "make test" in readme
+    # each of the two jobs says how long it takes, beside its command (issue 47: make test's 14 minutes)
+    assert re.search(r"^make demo .*~?\d+(\.\d+)? min", readme, re.M) and re.search(r"^make test .*about \d+ minutes",
+                                                                                        readme, re.M), readme[:800]
     pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md") if p.name != "index.md")
     for page in pages:
         assert f"]({page})" in readme, f"README does not link {page}"

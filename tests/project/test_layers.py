@@ -16,7 +16,7 @@ def test_ddz_env_never_imports_agents():
 #: graph has no circle: test_no_module_imports_itself_through_a_circle). A name matches a module and
 #: everything under it; the longest match wins (agents.dmc.agent is level 3, agents.dmc.learner.trainer 5).
 AGENT_LEVELS = (
-    ("agents._exports", "agents.base"),                                     # the agent interface
+    ("agents._exports", "agents._entry", "agents.base"),                    # the agent interface; the programs' guard
     ("agents.loader",),                                                     # an agent from a spec
     ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
     ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents

@@ -11,6 +11,7 @@ TensorBoard gets the same scalars when it is installed (``pip install tensorboar
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import logging
 import math
@@ -47,6 +48,12 @@ def _init_worker(learner_pid: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="learner-watch", daemon=True).start()
+
+
+def _signed(x: Any) -> str:
+    """A score or an end of its interval in the log line, as evaluate.py's table prints them: ``-1.150``,
+    ``+0.753`` (eval.csv keeps 5 decimals); ``?`` for a missing one."""
+    return "?" if x in ("", None) else f"{float(x):+.3f}"
 
 
 def _round(x: Any) -> Any:
@@ -222,8 +229,8 @@ class TrainingEvaluator:
         for r in rows:
             wp = [f"{side} {r[key]}" for side, key in (("landlord", "wp_landlord"), ("farmers", "wp_farmer"))
                   if r.get(key, "") != ""]
-            log.info("eval at %d frames vs %s (%s): %+.3f [%s, %s] per hand%s", r["frames"], r["opponent"], r["mode"],
-                     r["score"], r["ci_lo"], r["ci_hi"], f"; WP {', '.join(wp)}" if wp else "")
+            log.info("eval at %d frames vs %s (%s): %s [%s, %s] per hand%s", r["frames"], r["opponent"], r["mode"],
+                     _signed(r["score"]), _signed(r["ci_lo"]), _signed(r["ci_hi"]), f"; WP {', '.join(wp)}" if wp else "")
             if self.tb is not None:
                 tag = f"eval/{r['opponent']}/{r['mode']}"
                 for key in TENSORBOARD_KEYS:
@@ -237,6 +244,9 @@ class TrainingEvaluator:
         if self.pool is not None:
             self.pool.shutdown(wait=wait, cancel_futures=not wait)
             self.pool = None
+        if not self.pending:  # every point has its rows: no empty eval_pending/ left in the run folder
+            with contextlib.suppress(OSError):  # (not empty: weights of a point a resume evaluates)
+                self.pending_dir.rmdir()
         if self.tb is not None:
             self.tb.close()
 

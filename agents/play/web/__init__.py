@@ -12,7 +12,8 @@ WEB_PACKAGES = ("fastapi", "uvicorn", "starlette", "pydantic")
 
 
 def main(argv=None) -> int:
-    """``ddz-web``: serve the page; one ``error:`` line (exit 2) when the ``web`` extra is missing."""
+    """``ddz-web``: serve the page; one ``error:`` line (exit 2) when the ``web`` extra is missing (naming the
+    clone's venv when another Python runs it, else the install command: :func:`agents._entry.missing_line`)."""
     try:
         import uvicorn  # noqa: F401
 
@@ -20,8 +21,10 @@ def main(argv=None) -> int:
     except ModuleNotFoundError as e:
         if (e.name or "").split(".")[0] not in WEB_PACKAGES:
             raise
-        print(f"ddz-web: error: the web page needs the 'web' extra ({e.name} is not installed): "
-              f"pip install 'ddz-env[web]' (from a clone: pip install -e '.[web]')", file=sys.stderr)
+        from agents._entry import missing_line
+
+        args = sys.argv[1:] if argv is None else list(argv)
+        print(missing_line("ddz-web", ["-m", "agents.play.web", *args], e.name.split(".")[0]), file=sys.stderr)
         return 2
     return serve(argv)
 

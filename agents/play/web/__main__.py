@@ -1,5 +1,8 @@
 import sys
 
-from . import main
+from agents._entry import needs_installed
 
-sys.exit(main())
+with needs_installed("python -m agents.play.web", "agents.play.web"):
+    from . import main
+
+    sys.exit(main())

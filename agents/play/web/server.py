@@ -61,7 +61,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+import errno
 import os
+import socket
 import stat
 import sys
 import threading
@@ -511,6 +513,27 @@ def agent_options(items: list[str]) -> dict[str, str]:
     return out
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (a port in use, a host not of this machine), or None:
+    tried with a socket bound as uvicorn binds it (SO_REUSEADDR), before the page's address is printed."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        return f"--host {host!r} is not a name or address of this machine ({e.strerror})"
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as s:
+            if os.name != "nt":
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(addr)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return (f"port {port} is in use on {host} (another ddz-web, or another server): give another "
+                            f"one, e.g. --port {port + 1 if 0 < port < 65535 else 8001}")
+                return f"cannot listen on {host}:{port} ({e.strerror or e}): give another --port or --host"
+    return None
+
+
 def main(argv=None) -> int:
     import uvicorn
 
@@ -525,6 +548,10 @@ def main(argv=None) -> int:
                          save_dir=None if args.no_save else args.save_dir)
     except ValueError as e:
         print(f"ddz-web: error: {e}", file=sys.stderr)
+        return 2
+    problem = port_problem(args.host, args.port)  # said before the address is printed, not as uvicorn's error after it
+    if problem:
+        print(f"ddz-web: error: {problem}", file=sys.stderr)
         return 2
     print(f"ddz-env web: http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
