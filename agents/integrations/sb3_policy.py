@@ -316,7 +316,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 8, n_steps: int = 64, batch_size: int = 128, n_epochs: int = 4, learning_rate: float | None = None,
           gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, checkpoint_seconds: float = 120.0,
-          progress_seconds: float = 30.0, threads: int = 1) -> dict:
+          progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
     """MaskablePPO with :class:`MoveScoringSB3Policy` at one seat (drawn per hand) against ``opponents``
     for ``seconds`` of wall time in all (across resumes).
 
@@ -333,7 +333,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     against random).
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: the learning seat's decisions).
     """
-    check_options({k: v for k, v in locals().items() if k in DEFAULTS and v != DEFAULTS[k]})
+    check_options({**{k: v for k, v in locals().items() if k in DEFAULTS and v != DEFAULTS[k]}, **unknown})
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.monitor import Monitor

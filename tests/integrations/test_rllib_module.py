@@ -4,7 +4,6 @@ resumes and exports what agents.load seats, and rllib:DIR reads a run folder wei
 checkpoint only when trusted."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -77,17 +76,6 @@ def test_one_module_plays_all_three_seats():
     assert {config.policy_mapping_fn(f"player_{s}", None) for s in range(3)} == {MODULE_ID}
 
 
-def test_train_checkpoints_resumes_and_exports_what_agents_load_seats(run):
-    d, first, second = run
-    assert first["steps"] >= 256 and second["steps"] > first["steps"] and second["wall_seconds"] > first["wall_seconds"] + 1
-    assert json.loads((d / "state.json").read_text())["steps"] == second["steps"]
-    agent = agents.load(str(d / "policy.pt"))
-    assert type(agent).__name__ == "MoveScoringAgent" and "rllib" in agent.name
-    assert evaluate(agent, "random", deals=1, seed=0)["hands"] == 6
-    with pytest.raises(ValueError, match="unknown option"):
-        train(1, d, nosuch=1)
-
-
 def test_rllib_spec_reads_a_run_folder_and_a_checkpoint_only_when_trusted(run):
     d, _, _ = run
     ck = d / "rllib_checkpoint"
@@ -104,17 +92,3 @@ def test_rllib_spec_reads_a_run_folder_and_a_checkpoint_only_when_trusted(run):
     a = evaluate(export, "rule", deals=2, seed=5)
     b = evaluate(trusted, "rule", deals=2, seed=5)
     assert a["A"]["mean_score"] == b["A"]["mean_score"]
-
-
-def test_train_py_runs_the_shipped_rllib_config(tmp_path):
-    import csv
-
-    import train as cli
-
-    run_dir = tmp_path / "run"
-    sets = ["--set", "max_seconds=1", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
-            "--set", "options.batch=256", "--set", "options.minibatch=128"]
-    assert cli.main(["--config", "rllib", "--run-dir", str(run_dir), "--no-progress", *sets]) == 0
-    rows = list(csv.DictReader(open(run_dir / "eval.csv")))
-    assert rows and rows[-1]["opponent"] == "random" and np.isfinite(float(rows[-1]["score"]))
-    assert type(agents.load(str(run_dir))).__name__ == "MoveScoringAgent"

@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 import agents  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.integrations.move_policy import MoveScoringAgent, MoveScoringPolicy, load_policy  # noqa: E402
-from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy, policy_from_zip, train  # noqa: E402
+from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy, policy_from_zip  # noqa: E402
 from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
 
 SMALL = {"state_layers": [64], "head_layers": [32]}
@@ -318,49 +318,3 @@ def test_bad_sb3_files_give_one_line_errors(tmp_path, trained):
 def test_export_refuses_another_policy():
     with pytest.raises(TypeError, match="MoveScoringSB3Policy"):
         export_policy(MaskablePPO("MlpPolicy", DouDizhuSeatEnv(), n_steps=16, device="cpu"), "x.pt")
-
-
-# ----------------------------------------------------------------------------- train()
-@pytest.mark.integration
-def test_train_checkpoints_resumes_and_exports(tmp_path, capsys):
-    kw = {"opponents": ["random", "rule"], "n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
-          "checkpoint_seconds": 1.0, "progress_seconds": 1.0, **SMALL}
-    first = train(3.0, tmp_path, seed=0, **kw)
-    assert first["steps"] >= 32 and 3.0 <= first["wall_seconds"] < 20 and first["cpu_seconds"] > 0
-    assert first["policy"] == os.path.join(tmp_path, "policy.pt") and os.path.isfile(tmp_path / "model.zip")
-    out = capsys.readouterr().out
-    assert "decisions/s" in out and "trained to" in out
-    params = MaskablePPO.load(tmp_path / "model.zip", device="cpu").policy.state_dict()
-    second = train(6.0, tmp_path, seed=0, resume=True, **kw)  # 6 s in all: about 3 more
-    assert second["steps"] > first["steps"] and 6.0 <= second["wall_seconds"] < first["wall_seconds"] + 20
-    agent = agents.load(second["policy"])
-    assert agent.steps == second["steps"] and agent.name == "movescore:sb3"
-    resumed = MaskablePPO.load(tmp_path / "model.zip", device="cpu").policy.state_dict()
-    assert any(not torch.equal(v, params[k]) for k, v in resumed.items())  # trained on from the first run's
-    assert evaluate(agent, "rule", deals=2, seed=0)["hands"] == 12
-    done = train(6.0, tmp_path, resume=True, progress=False, **kw)  # the budget is spent: nothing more
-    assert done["steps"] == second["steps"]
-
-
-@pytest.mark.integration
-def test_train_py_runs_the_shipped_sb3_config_and_evaluate_seats_its_run(tmp_path, capsys):
-    """``train.py --config sb3`` (the algo seam, a real learner): the run folder has its config, log.csv,
-    eval.csv in DMC's columns and policy.pt; ``agents.load(RUN)`` seats it; --resume continues it."""
-    import csv
-
-    import train as cli
-
-    from agents.evaluation.metrics import EVAL_FIELDS
-
-    run = tmp_path / "run"
-    sets = ["--set", "max_seconds=8", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
-            "--set", "options.n_envs=2", "--set", "options.n_steps=32", "--set", "options.batch_size=32"]
-    assert cli.main(["--config", "sb3", "--run-dir", str(run), "--no-progress", *sets]) == 0
-    assert {"config.yaml", "log.csv", "eval.csv", "policy.pt", "model.zip"} <= {p.name for p in run.iterdir()}
-    rows = list(csv.DictReader(open(run / "eval.csv")))
-    assert rows and tuple(rows[0]) == EVAL_FIELDS and rows[-1]["opponent"] == "random"
-    agent = agents.load(str(run))
-    assert type(agent).__name__ == "MoveScoringAgent"
-    steps = int(rows[-1]["frames"])
-    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_seconds=14"]) == 0
-    assert int(list(csv.DictReader(open(run / "eval.csv")))[-1]["frames"]) > steps

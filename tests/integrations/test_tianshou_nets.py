@@ -3,7 +3,6 @@ policy's in Tianshou's signatures, Tianshou's PPO samples only legal moves and m
 way, and train() checkpoints, resumes and exports what agents.load seats; the example learns."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -13,11 +12,9 @@ import torch  # noqa: E402
 from tianshou.data import Batch  # noqa: E402
 from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode  # noqa: E402
 
-import agents  # noqa: E402
-from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.integrations.move_policy import MoveScoringPolicy  # noqa: E402
 from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
-from agents.integrations.tianshou_nets import Actor, Critic, MaskedSeatEnv, make_ppo, seat_env, train  # noqa: E402
+from agents.integrations.tianshou_nets import Actor, Critic, MaskedSeatEnv, make_ppo, seat_env  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -106,33 +103,3 @@ def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move
     assert stats.gradient_steps == 5
     after = torch.softmax(Actor(policy)(one)[0][0], -1).detach()
     assert after[1] > before[1] * 1.02 and (after[[0, 2, 3]] < before[[0, 2, 3]]).all()
-
-
-def test_train_checkpoints_resumes_and_exports_what_agents_load_seats(tmp_path):
-    run = tmp_path / "run"
-    opts = dict(num_envs=2, steps_per_collect=64, batch_size=64, opponents=["random"], state_layers=(64,),
-                head_layers=(32,), progress_seconds=1e9)
-    first = train(5, run, seed=1, progress=False, **opts)
-    assert first["steps"] >= 64 and first["wall_seconds"] >= 5
-    assert json.loads((run / "state.json").read_text())["steps"] == first["steps"]
-    second = train(10, run, seed=1, resume=True, progress=False, **opts)
-    assert second["steps"] > first["steps"] and second["wall_seconds"] >= 10
-    agent = agents.load(str(run / "policy.pt"))
-    assert type(agent).__name__ == "MoveScoringAgent" and "tianshou" in agent.name
-    assert evaluate(agent, "random", deals=1, seed=0)["hands"] == 6  # a full hand at each seat, both ways
-    with pytest.raises(ValueError, match="unknown option"):
-        train(1, run, nosuch=1)
-
-
-def test_train_py_runs_the_shipped_tianshou_config(tmp_path):
-    import csv
-
-    import train as cli
-
-    run = tmp_path / "run"
-    sets = ["--set", "max_seconds=5", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
-            "--set", "options.num_envs=2", "--set", "options.steps_per_collect=64"]
-    assert cli.main(["--config", "tianshou", "--run-dir", str(run), "--no-progress", *sets]) == 0
-    rows = list(csv.DictReader(open(run / "eval.csv")))
-    assert rows and rows[-1]["opponent"] == "random" and np.isfinite(float(rows[-1]["score"]))
-    assert type(agents.load(str(run))).__name__ == "MoveScoringAgent"

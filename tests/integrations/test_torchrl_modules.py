@@ -3,20 +3,16 @@ policy's, the self-play env is the batched game, each decision's return is its o
 the policy the right way, and train() checkpoints, resumes and exports what agents.load seats."""
 from __future__ import annotations
 
-import json
 
-import numpy as np
 import pytest
 
 pytest.importorskip("torchrl")
 import torch  # noqa: E402
 from tensordict import TensorDict  # noqa: E402
 
-import agents  # noqa: E402
-from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.integrations.move_policy import MoveScoringPolicy  # noqa: E402
 from agents.integrations.torchrl_modules import (  # noqa: E402
-    GumbelMaskedCategorical, SelfPlayEnv, make_actor, make_critic, seat_returns, train,
+    GumbelMaskedCategorical, SelfPlayEnv, make_actor, make_critic, seat_returns,
 )
 
 pytestmark = pytest.mark.integration
@@ -134,38 +130,6 @@ def test_ppo_updates_raise_the_probability_of_the_move_with_positive_advantage()
         after = torch.distributions.Categorical(logits=policy(td["observation"], td["action_mask"])[0][0]).probs[legal]
     assert after[1] > before[1] * 1.02  # (PPO's clip keeps the ratio near 1.2 at most)
     assert (after[[0, 2, 3]] < before[[0, 2, 3]]).all()
-
-
-def test_train_checkpoints_resumes_and_exports_what_agents_load_seats(tmp_path):
-    run = tmp_path / "run"
-    opts = dict(num_envs=8, decisions_per_batch=256, minibatch=128, state_layers=(64,), head_layers=(32,),
-                progress_seconds=1e9)
-    first = train(6, run, seed=1, progress=False, **opts)
-    assert first["steps"] > 0 and first["wall_seconds"] >= 6
-    state = json.loads((run / "state.json").read_text())
-    assert state["steps"] == first["steps"]
-    second = train(12, run, seed=1, resume=True, progress=False, **opts)
-    assert second["steps"] > first["steps"] and second["wall_seconds"] >= 12
-    agent = agents.load(str(run / "policy.pt"))
-    assert type(agent).__name__ == "MoveScoringAgent" and "torchrl" in agent.name
-    res = evaluate(agent, "random", deals=1, seed=0)
-    assert res["hands"] == 6
-    with pytest.raises(ValueError, match="unknown option"):
-        train(1, run, nosuch=1)
-
-
-def test_train_py_runs_the_shipped_torchrl_config(tmp_path):
-    import csv
-
-    import train as cli
-
-    run = tmp_path / "run"
-    sets = ["--set", "max_seconds=6", "--set", "eval_deals=2", "--set", "eval_opponents=[random]",
-            "--set", "options.num_envs=8", "--set", "options.decisions_per_batch=256"]
-    assert cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress", *sets]) == 0
-    rows = list(csv.DictReader(open(run / "eval.csv")))
-    assert rows and rows[-1]["opponent"] == "random" and np.isfinite(float(rows[-1]["score"]))
-    assert type(agents.load(str(run))).__name__ == "MoveScoringAgent"
 
 
 def test_a_truncated_learner_state_on_resume_is_one_line_not_a_traceback(tmp_path, capsys):

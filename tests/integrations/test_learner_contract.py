@@ -1,0 +1,100 @@
+"""One contract for every library learner (agents/runs/learners.py's table): ``train(seconds, run_dir, ...)``
+trains to a budget that spans its resumes, writes ``state.json`` and the ``policy.pt`` that ``agents.load``
+seats, continues on ``resume``, trains nothing once its budget is spent, refuses an unknown option and a bad
+value before anything starts, and ``train.py --config NAME`` runs it in a run folder with ``eval.csv`` and a
+learning curve. A learner whose library is not installed here is skipped by name (RLlib runs in its own
+venv: ``make test`` selects it there with ``-k rllib``)."""
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+
+import numpy as np
+import pytest
+
+from agents.runs.learners import ALGOS, REQUIRES
+
+pytestmark = pytest.mark.integration
+
+#: each learner's options for a run of seconds on a small network
+SMALL = {
+    "sb3": {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "state_layers": [64], "head_layers": [32]},
+    "tianshou": {"num_envs": 2, "steps_per_collect": 64, "batch_size": 64, "opponents": ["random"],
+                 "state_layers": [64], "head_layers": [32]},
+    "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
+                "head_layers": [32]},
+    "rllib": {"batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
+}
+LEARNERS = [a for a in ALGOS if a != "dmc"]
+
+
+def learner(name):
+    for module in REQUIRES[name][0]:
+        pytest.importorskip(module, reason=f"learner {name!r} needs {module}")
+    return importlib.import_module(ALGOS[name][0])
+
+
+def test_every_library_learner_has_its_small_options():
+    assert set(SMALL) == set(LEARNERS)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_train_resumes_exports_and_stops_at_its_budget(name, tmp_path, capsys):
+    import torch
+
+    import agents
+    from agents.evaluation.protocols import evaluate
+
+    mod = learner(name)
+    run = tmp_path / "run"
+    opts = {**SMALL[name], "progress_seconds": 1.0}
+    first = mod.train(4, run, seed=1, progress=True, **opts)
+    assert first["steps"] > 0 and first["wall_seconds"] >= 4 and first["cpu_seconds"] > 0
+    assert json.loads((run / "state.json").read_text())["steps"] == first["steps"]
+    out = capsys.readouterr().out  # the same words for every learner (agents/integrations/session.py)
+    assert f"{name}: " in out and "decisions learned" in out and "decisions/s" in out and "trained to" in out
+    weights = {k: v.clone() for k, v in agents.load(str(run / "policy.pt")).policy.state_dict().items()}
+    opts["progress_seconds"] = 1e9
+    budget = first["wall_seconds"] + 4  # (the first call may overrun its 4 s on a loaded machine)
+    second = mod.train(budget, run, seed=1, resume=True, progress=False, **opts)
+    assert second["steps"] > first["steps"] and second["wall_seconds"] >= budget
+    spent = mod.train(budget, run, seed=1, resume=True, progress=False, **opts)
+    assert spent["steps"] == second["steps"]  # the budget is spent: nothing more
+    agent = agents.load(str(run / "policy.pt"))
+    assert type(agent).__name__ == "MoveScoringAgent" and agent.name == f"movescore:{name}"
+    assert agent.steps == second["steps"]
+    assert any(not torch.equal(v, weights[k]) for k, v in agent.policy.state_dict().items())  # trained on
+    assert evaluate(agent, "random", deals=1, seed=0)["hands"] == 6
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_unknown_options_and_bad_values_are_refused_before_anything_starts(name, tmp_path):
+    mod = learner(name)
+    with pytest.raises(ValueError, match="unknown option 'nosuch'"):
+        mod.train(1, tmp_path / "a", nosuch=1)
+    with pytest.raises(ValueError, match="option 'learning_rate' must be"):
+        mod.train(1, tmp_path / "b", learning_rate=-1.0)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_train_py_runs_the_shipped_config_in_a_run_folder(name, tmp_path):
+    import agents
+    import train as cli
+    from agents.evaluation.metrics import EVAL_FIELDS
+
+    learner(name)
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=3", "--set", "eval_deals=2", "--set", "eval_opponents=[random]"]
+    for k, v in SMALL[name].items():
+        sets += ["--set", f"options.{k}={json.dumps(v)}"]
+    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    assert rows and tuple(rows[0]) == EVAL_FIELDS and rows[-1]["opponent"] == "random"
+    assert np.isfinite(float(rows[-1]["score"]))
+    assert {"config.yaml", "log.csv", "policy.pt", "state.json", "learning_curve.png"} <= {p.name for p in run.iterdir()}
+    assert type(agents.load(str(run))).__name__ == "MoveScoringAgent"
+    steps = int(rows[-1]["frames"])
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_seconds=6"]) == 0  # it goes on
+    assert int(list(csv.DictReader(open(run / "eval.csv")))[-1]["frames"]) > steps
