@@ -169,11 +169,9 @@ def test_smoke_training_writes_a_run_that_plays(tmp_path):
     assert "optimizer" in ck and ck["config"]["name"] == "smoke"
     agent = DMCAgent.from_checkpoint(ck_path)
     assert play_steered_hands(agent) == {int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY)}
-    # through the agents loader (registered there as "dmc"; registered here if it is not yet)
+    # through the agents loader (the kind "dmc", registered there lazily)
     import agents
 
-    if "dmc" not in agents.registered():
-        agents.register("dmc", DMCAgent.from_checkpoint)
     loaded = agents.load(str(ck_path))
     assert isinstance(loaded, DMCAgent)
     env = ddz_env.env()
