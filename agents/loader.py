@@ -107,9 +107,15 @@ def _load_scheme(scheme: str, spec: str, kwargs: dict) -> Agent:
     return factory(spec, **kwargs)
 
 
+def _kinds_only() -> set[str]:
+    """The lazy kinds that only a checkpoint names (``dmc``, ``movescore``): never a spec's name, even once
+    a checkpoint has loaded them (``load("movescore")`` has no weights to read)."""
+    return set(_LAZY) - _NAMED
+
+
 def registered() -> list[str]:
-    """The agent names a spec may give, sorted."""
-    return sorted(set(_REGISTRY) | _NAMED)
+    """The agent names a spec may give, sorted (not the kinds only a checkpoint names)."""
+    return sorted((set(_REGISTRY) - _kinds_only()) | _NAMED)
 
 
 #: limits of what a config may hold (a file, a ``--set`` value, a checkpoint's stored config): YAML aliases
@@ -274,7 +280,7 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     """
     if isinstance(spec, str) and spec in _NAMED and spec not in _REGISTRY:
         _resolve_lazy(spec)
-    if isinstance(spec, str) and spec in _REGISTRY:
+    if isinstance(spec, str) and spec in _REGISTRY and spec not in _kinds_only():
         return _REGISTRY[spec]({"agent": spec, "config": kwargs})
     scheme = _scheme(spec)
     if scheme is not None:

@@ -88,7 +88,8 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
     command = command_line(p.prog, sys.argv[1:] if argv is None else argv)
     try:
         res = play_league(a.league, deals=a.deals, seed=a.seed, workers=a.workers, rules=a.rules,
-                          progress=not a.no_progress and sys.stderr.isatty())
+                          progress=not a.no_progress and sys.stderr.isatty(),
+                          announce=lambda line: print(line, flush=True))
     except LeagueStopped as e:  # what was played is kept: the finished pairs, marked partial, never a heatmap
         kept = ""
         if a.out:

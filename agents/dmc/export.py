@@ -51,24 +51,49 @@ def git_commit() -> str | None:
         return None
 
 
-def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = (), note: str = "") -> dict:
-    """Write the playing checkpoint ``dst`` and its provenance ``dst`` with ``.json``; returns the provenance."""
-    ck = load_checkpoint(src)
-    out = {k: ck[k] for k in KEEP if k in ck}
-    dst = Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    write_binary(dst, lambda f: torch.save(out, f))  # whole or not at all
+#: an --eval file's size limit (an evaluate.py --out JSON is a few KB: per-deal scores of 2,000 deals)
+MAX_EVAL_BYTES = 16 << 20
+
+
+def read_evaluations(paths: list[str]) -> list[dict]:
+    """What the provenance keeps of each ``evaluate.py --out`` JSON of ``paths``; ``ValueError`` naming the first
+    that is missing, not JSON or not such a result (checked before anything is written)."""
+    from ddz_env.files import input_file
+
     results = []
-    for path in evals:
-        with open(path) as f:
-            res = json.load(f)
+    for path in paths:
+        try:
+            with open(input_file(path, "--eval file", MAX_EVAL_BYTES), encoding="utf-8") as f:
+                res = json.load(f)
+        except FileNotFoundError:
+            raise ValueError(f"--eval file {path!r} not found (write it first: evaluate.py --a RUN --b rule "
+                             f"--out {path}); nothing was written") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"--eval file {path!r} is not an evaluate.py --out JSON ({e}); nothing was written") from None
+        if not isinstance(res, dict) or not isinstance(res.get("config"), dict):
+            raise ValueError(f"--eval file {path!r} is not an evaluate.py --out JSON (an object with its \"config\"); "
+                             f"nothing was written")
         results.append({"file": os.path.basename(path), "config": res.get("config"),
                         "command": res.get("command"), "A": res.get("A"), "deals": res.get("deals"),
                         "hands": res.get("hands")})
+    return results
+
+
+def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = (), note: str = "") -> dict:
+    """Write the playing checkpoint ``dst`` and its provenance ``dst`` with ``.json``; returns the provenance.
+    Every input (the checkpoint, each ``evals`` file) is read and checked before anything is written."""
+    ck = load_checkpoint(src)
+    results = read_evaluations(list(evals))
+    out = {k: ck[k] for k in KEEP if k in ck}
+    dst = Path(dst)
+    if dst.is_dir():
+        raise ValueError(f"{os.fspath(dst)!r} is a folder: give the .pt file to write")
+    dst.parent.mkdir(parents=True, exist_ok=True)
     prov = {"checkpoint": dst.name, "source": os.fspath(src), "frames": int(ck.get("frames", 0)),
             "updates": int(ck.get("updates", 0)), "train_wall_seconds": round(float(ck.get("elapsed", 0.0)), 1),
             "machine": machine(), "git_commit": git_commit(), "config": ck["config"], "evaluations": results,
             "note": note}
+    write_binary(dst, lambda f: torch.save(out, f))  # whole or not at all
     write_text(dst.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
     return prov
 
@@ -83,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         prov = export(a.src, a.dst, a.eval, a.note)
     except (ValueError, FileNotFoundError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
     size = os.path.getsize(a.dst) / 2**20
     print(f"wrote {a.dst} ({size:.1f} MiB, {prov['frames']:,} frames) and {Path(a.dst).with_suffix('.json')}")

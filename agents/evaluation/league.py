@@ -44,7 +44,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -309,15 +309,40 @@ def _positive(name: str, x, minimum: int = 1) -> int:
     return int(x)
 
 
+#: hands a second one worker plays in a league, to say beforehand how long one takes: measured on a 2-core
+#: machine with a training run beside it (``evaluate.py --league random rule pretrained
+#: benchmarks/results/marl/sb3.pt --deals 200``: 344 hands/s; issue 47's 72,000 hands with a run folder's
+#: network took about 7 minutes, 170/s): a round, cautious 200
+HANDS_PER_SECOND = 200
+
+
+def league_plan(labels: Sequence[str], deals: int, workers: int = 1) -> str:
+    """One line: what a league of ``labels`` plays (agents, pairs, hands) and about how long it takes at
+    :data:`HANDS_PER_SECOND` a worker (search agents: far longer, said so)."""
+    n = len(labels)
+    pairs = n * (n - 1) // 2
+    hands = pairs * deals * len(DUPLICATE_SEATINGS)
+    seconds = hands / (HANDS_PER_SECOND * workers)
+    took = ("under a second" if seconds < 1 else f"about {seconds:.0f} s" if seconds < 90
+            else f"about {seconds / 60:.0f} min" if seconds < 5400 else f"about {seconds / 3600:.1f} h")
+    slow = ("; search agents play far slower than that" if any(str(x).startswith("search:") for x in labels)
+            else "")
+    return (f"league: {n} agents, {pairs} pair{'s' * (pairs != 1)}, {deals} deals each in duplicate: "
+            f"{hands:,} hands, {took} "
+            f"with {workers} worker(s) (about {HANDS_PER_SECOND} hands/s a worker on a 2-core machine{slow}; "
+            f"fewer --deals for less)")
+
+
 def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, workers: int = 1,
                 rules: Rules | str | None = None, bootstrap: int = 1000, progress: bool = False,
-                tables: int = DEFAULT_TABLES) -> LeagueResult:
+                tables: int = DEFAULT_TABLES, announce: Callable[[str], None] | None = None) -> LeagueResult:
     """Play every pair of ``specs`` (``RUN@N`` expanded: :func:`expand_specs`) in duplicate on deals
     ``0 .. deals - 1`` of ``seed`` and return the league's figures (module docstring).
 
     Every agent is loaded before the first hand, so an unknown name or a bad checkpoint fails at
     once (``ValueError`` / ``FileNotFoundError``). ``workers``, ``rules`` and ``tables`` are
-    :func:`agents.evaluate`'s; ``progress`` shows a tqdm bar over all the league's hands."""
+    :func:`agents.evaluate`'s; ``progress`` shows a tqdm bar over all the league's hands; ``announce``
+    gets :func:`league_plan`'s line once every agent is loaded, before the first hand."""
     deals, seed, workers = _positive("deals", deals), _positive("seed", seed, 0), _positive("workers", workers)
     tables, bootstrap = _positive("tables", tables), _positive("bootstrap", bootstrap)
     rules = Rules.of(rules)
@@ -326,6 +351,8 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
     seat = agents if workers == 1 else specs  # several workers load the specs themselves
     pairs = pairs_of(len(labels))
     per_seating = len(DUPLICATE_SEATINGS)
+    if announce is not None:
+        announce(league_plan(labels, deals, workers))
     bar = None
     if progress:
         try:
@@ -400,6 +427,6 @@ def save_heatmap(result: LeagueResult, path: str | os.PathLike) -> bool:
     return True
 
 
-__all__ = ["play_league", "league_from_per_deal", "LeagueResult", "LeagueStopped", "agent_identity", "expand_specs", "kept_checkpoints",
+__all__ = ["play_league", "league_plan", "HANDS_PER_SECOND", "league_from_per_deal", "LeagueResult", "LeagueStopped", "agent_identity", "expand_specs", "kept_checkpoints",
            "every_n_frames", "pairs_of", "matrix_of", "fit_ratings", "bootstrap_ratings", "ranks_of",
            "save_heatmap", "MODEL"]

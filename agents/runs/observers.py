@@ -9,7 +9,7 @@ in the order it calls them:
 :class:`LogRows`       ``log.csv`` rows and the log line, every ``log_every`` (``runlog.RunLog``)
 :class:`Evaluations`   the evaluation during training every ``eval_every`` frames
                        (``periodic_eval.TrainingEvaluator``), the final one on ``close``
-:class:`ProgressBar`   the tqdm bar (log lines written through it while it is drawn)
+:class:`ProgressBar`   the tqdm bar toward what ends the run (log lines written through it)
 :class:`Checkpoints`   ``checkpoint.pt`` every ``checkpoint_every`` frames and on ``close``
 =====================  ====================================================================
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -89,23 +90,71 @@ class Evaluations(Observer):
 
 
 class ProgressBar(Observer):
-    """A tqdm bar of ``total`` frames, ``per_update`` frames a step; log lines go through it while it is up."""
+    """A tqdm bar toward what ends the run: ``total`` frames or, with ``max_seconds`` > 0, that many seconds
+    of training (its sessions together), whichever comes first at the rate so far; log lines go through it
+    while it is up. It reads, for a one-hour run that ``max_seconds`` ends::
 
-    def __init__(self, total: int, initial: int, per_update: int, loggers: Sequence[logging.Logger]):
+         2%|▏         | 01:09<58:51 to max_seconds 3600; 207k/200M frames, 4.76k fr/s
+
+    and ``to total_frames`` with the frames' ETA where the frames run out first."""
+
+    #: seconds between two redraws (the bar is redrawn at most this often, and on close)
+    redraw = 0.2
+
+    def __init__(self, total: int, initial: int, per_update: int, loggers: Sequence[logging.Logger],
+                 max_seconds: float = 0.0):
         from tqdm import tqdm
 
         from .log import log_through_bar
 
-        self.total, self.per_update = int(total), int(per_update)
-        self.bar = tqdm(total=self.total, initial=initial, unit="fr", unit_scale=True, dynamic_ncols=True)
+        self.total, self.per_update, self.max_seconds = int(total), int(per_update), float(max_seconds)
+        self.tqdm = tqdm
+        self.first: tuple[int, float] | None = None  # (frames, seconds) at the first update: the rate counts from there
+        self.drawn = -float("inf")
+        self.bar = tqdm(total=1000, initial=0, dynamic_ncols=True, bar_format="{percentage:3.0f}%|{bar}| {desc}")
         self.logs = contextlib.ExitStack()
         self.logs.enter_context(log_through_bar(tqdm, list(loggers)))
+        self.bar.set_description_str(f"{self._count(initial)} frames, starting", refresh=True)
+
+    def _count(self, frames: int) -> str:
+        def fmt(n: int) -> str:
+            return self.tqdm.format_sizeof(n) if n >= 1000 else str(n)
+
+        return f"{fmt(min(frames, self.total))}/{fmt(self.total)}"
+
+    def describe(self, frames: int, seconds: float) -> tuple[float, str]:
+        """The fraction of the run done and the bar's text, ``frames`` learned after ``seconds`` of training."""
+        if self.first is None:
+            self.first = (frames, seconds)
+        f0, s0 = self.first
+        fps = (frames - f0) / (seconds - s0) if seconds > s0 and frames > f0 else None
+        left_frames = max(0, self.total - frames)
+        by_frames = left_frames / fps if fps else (0.0 if left_frames == 0 else None)
+        by_time = max(0.0, self.max_seconds - seconds) if self.max_seconds > 0 else None
+        timed = by_time is not None and (by_frames is None or by_time < by_frames)
+        fraction = min(1.0, seconds / self.max_seconds) if timed else min(1.0, frames / self.total)
+        left = by_time if timed else by_frames
+        fmt = self.tqdm.format_interval
+        goal = f"max_seconds {self.max_seconds:g}" if timed else "total_frames"
+        rate = f"{self.tqdm.format_sizeof(fps)} fr/s" if fps else "? fr/s"
+        return fraction, (f"{fmt(seconds)}<{fmt(left) if left is not None else '?'} to {goal}; "
+                          f"{self._count(frames)} frames, {rate}")
+
+    def _draw(self, progress: Progress, force: bool) -> None:
+        now = time.monotonic()
+        if not force and now - self.drawn < self.redraw:
+            return
+        self.drawn = now
+        fraction, text = self.describe(progress.frames, progress.elapsed())
+        self.bar.n = round(1000 * fraction)
+        self.bar.set_description_str(text, refresh=True)
 
     def update(self, progress: Progress, losses, stats) -> None:
-        # (the last batch may pass the total: the bar stops at it)
-        self.bar.update(max(0, min(self.per_update, self.total - self.bar.n)))
+        self._draw(progress, force=self.first is None)
 
     def close(self, progress: Progress, failed: bool) -> None:
+        if not failed:
+            self._draw(progress, force=True)
         self.bar.close()
         self.logs.close()
 

@@ -188,3 +188,27 @@ def test_evaluate_still_needs_a_and_b_without_league(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["--a", "rule", "--deals", "2"])
     assert e.value.code == 2 and "--a and --b are required" in capsys.readouterr().err
+
+
+def test_the_league_says_its_hands_and_about_how_long_before_the_first_hand(capsys):
+    # issue 47: README's tour line played 72,000 hands (about 7 minutes) without a word of it
+    from agents.evaluation.league import HANDS_PER_SECOND, league_plan
+
+    line = league_plan(["random", "rule", "pretrained", "runs/x"], deals=2000)
+    assert line.startswith("league: 4 agents, 6 pairs, 2000 deals each in duplicate: 72,000 hands, about 6 min "
+                           "with 1 worker(s)") and f"{HANDS_PER_SECOND} hands/s" in line, line
+    assert "about 3 min with 2 worker(s)" in league_plan(["random", "rule", "pretrained", "runs/x"], 2000, workers=2)
+    assert "search agents play far slower" in league_plan(["rule", "search:rule"], 10)
+
+    events = []
+
+    class Watched(RuleAgent):
+        def act_batch(self, decisions):
+            events.append("hand")
+            return super().act_batch(decisions)
+
+    play_league(["random", Watched()], deals=2, seed=0, bootstrap=10, announce=events.append)
+    assert events[0].startswith("league: 2 agents, 1 pair, 2 deals each in duplicate: 12 hands, under a second") \
+        and events[1:] and set(events[1:]) == {"hand"}, events[:2]
+    assert cli.main(["--league", "random", "rule", "--deals", "2", "--no-progress"]) == 0
+    assert capsys.readouterr().out.startswith("league: 2 agents, 1 pair, 2 deals each in duplicate: 12 hands")

@@ -169,11 +169,9 @@ def test_smoke_training_writes_a_run_that_plays(tmp_path):
     assert "optimizer" in ck and ck["config"]["name"] == "smoke"
     agent = DMCAgent.from_checkpoint(ck_path)
     assert play_steered_hands(agent) == {int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY)}
-    # through the agents loader (registered there as "dmc"; registered here if it is not yet)
+    # through the agents loader (the kind "dmc", registered there lazily)
     import agents
 
-    if "dmc" not in agents.registered():
-        agents.register("dmc", DMCAgent.from_checkpoint)
     loaded = agents.load(str(ck_path))
     assert isinstance(loaded, DMCAgent)
     env = ddz_env.env()
@@ -542,6 +540,35 @@ def test_export_keeps_what_playing_needs_and_writes_provenance(tmp_path):
     assert saved["machine"] and "train_wall_seconds" in saved
     agent = DMCAgent.from_checkpoint(tmp_path / "out" / "dmc.pt")
     assert play_steered_hands(agent, hands=1) >= {int(Phase.PLAY)}
+
+
+def test_export_checks_every_input_before_writing_anything(tmp_path, capsys):
+    """Issue 47 (4): docs/training.md's export line wrote mine.pt, then stopped on the missing result.json
+    ([Errno 2]) without the provenance file. Now a missing or broken --eval file is one line, and nothing."""
+    import json
+
+    from agents.dmc.export import main
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+
+    cfg = tiny()
+    model = make_model(cfg)
+    run = tmp_path / "run"
+    run.mkdir()
+    save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), run / "checkpoint.pt")
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    out = tmp_path / "mine.pt"
+    for bad, said in (("result.json", "not found (write it first: evaluate.py"), ("broken.json", "is not an evaluate.py"),
+                      ("list.json", "is not an evaluate.py")):
+        good = tmp_path / "good.json"
+        good.write_text(json.dumps({"config": {"a": "rule"}, "A": {"mean_score": 0.1}}))
+        assert main([str(run), str(out), "--eval", str(good), "--eval", str(tmp_path / bad)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and err.startswith("python -m agents.dmc.export: error: --eval file")
+        assert said in err and "nothing was written" in err, err
+        assert not out.exists() and not out.with_suffix(".json").exists()
+    assert main([str(run), str(out), "--eval", str(good)]) == 0
+    assert out.exists() and json.loads(out.with_suffix(".json").read_text())["evaluations"][0]["file"] == "good.json"
 
 
 # ---------------------------------------------------------------------------------------------- logging (issue 14)

@@ -75,3 +75,31 @@ def test_log_rows_when_due_and_the_last_row_at_the_end():
     rl, lines = FakeRunLog(), []
     run([LogRows(rl, lambda at, row: lines.append(at))], updates=7)
     assert rl.added == 7 and rl.written == [300, 600, 700] and lines == [300, 600] and rl.closed
+
+
+def test_the_progress_bar_counts_toward_max_seconds_when_the_time_ends_the_run_first(capsys):
+    # issue 47: the default config's bar counted to 200M frames, "0% ... <11:40:13", while its max_seconds
+    # 3600 ended the run at the hour
+    import pytest
+
+    pytest.importorskip("tqdm")
+    from agents.runs.observers import ProgressBar
+
+    clock = {"t": 0.0}
+    p = Progress(0, 0, lambda: clock["t"])
+    bar = ProgressBar(200_000_000, 0, 128, [], max_seconds=3600)
+    for frames, t in ((128, 5.0), (207_000, 69.0)):
+        clock["t"], p.frames = t, frames
+        bar.update(p, [0.0], None)
+    fraction, text = bar.describe(207_000, 1800.0)
+    assert abs(fraction - 0.5) < 1e-9 and text.startswith("30:00<30:00 to max_seconds 3600; 207k/200M frames"), text
+    bar.close(p, failed=False)
+    err = capsys.readouterr().err
+    assert "01:09<58:51 to max_seconds 3600; 207k/200M frames, 3.23k fr/s" in err and "2%" in err, err
+
+    # the frames run out first (5 s of frames at this rate, an hour allowed): the bar counts frames
+    bar = ProgressBar(20_000, 0, 128, [], max_seconds=3600)
+    bar.describe(1000, 1.0)
+    fraction, text = bar.describe(11_000, 3.0)
+    assert fraction == 11_000 / 20_000 and text.startswith("00:03<00:01 to total_frames; 11.0k/20.0k frames, 5.00k fr/s"), text
+    bar.close(p, failed=True)

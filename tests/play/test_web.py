@@ -450,3 +450,48 @@ def test_a_pipe_named_like_a_record_is_neither_listed_nor_opened(tmp_path):
             except OSError:  # no reader waits on it
                 pass
         s.stop()
+
+
+def test_the_operators_agents_are_seated_by_their_names_only_and_play(tmp_path):
+    """Issue 47 (3): with --agent lib=sb3.pt every menu also listed "movescore" (with a run folder: "dmc"), the
+    kind its checkpoint names, and choosing it answered "agent 'movescore' cannot be played on this server".
+    The menus list the registered names and the operator's NAMEs, nothing else, and each NAME plays."""
+    torch = pytest.importorskip("torch", reason="the operator's agents here need the train extra")
+    from common import ROOT
+
+    from agents import registered
+    from agents.dmc.config import load_config
+    from agents.dmc.learner.trainer import checkpoint_dict, make_model, make_optimizer, save_checkpoint
+
+    cfg = load_config("smoke", {"state_layers": [16], "head_layers": [16, 8]})
+    torch.manual_seed(0)
+    model = make_model(cfg)
+    run = tmp_path / "run"
+    run.mkdir()
+    save_checkpoint(checkpoint_dict(cfg, model, make_optimizer(cfg, model), 0, 0, 0.0, None), run / "checkpoint.pt")
+    ops = {"lib": str(ROOT / "benchmarks" / "results" / "marl" / "sb3.pt"), "mine": str(run),
+           "look": "search:random?samples=2&candidates=2"}
+    s = Server(agents=ops, save_dir=None)
+    try:
+        status, r = s.call("GET", "/api/agents")
+        assert status == 200 and r["agents"] == registered() + ["lib", "look", "mine"], r
+        assert not {"movescore", "dmc"} & set(r["agents"]), r
+        status, r = s.call("POST", "/api/games", {"seat": 0, "vs": ["lib", "mine"], "seed": 2, "deal": 1})
+        assert status == 200, r
+        gid, view = r["id"], r["view"]
+        assert view["players"] == ["you", "lib", "mine"]
+        rng = np.random.default_rng(0)
+        while not view["over"]:
+            status, r = s.call("POST", f"/api/games/{gid}/action", {"action": str(rng.choice(view["legal"])),
+                                                                   "version": r["version"]})
+            assert status == 200, r
+            view = r["view"]
+        record = s.call("GET", f"/api/games/{gid}/record")[1]
+        assert {a["seat"] for a in record["actions"]} == {0, 1, 2} and record["players"] == ["you", "lib", "mine"]
+        status, r = s.call("POST", "/api/watch", {"players": ["look", "lib", "mine"], "seed": 1})
+        assert status == 200 and r["record"]["players"] == ["look", "lib", "mine"], r
+        for kind in ("movescore", "dmc"):  # the kinds a checkpoint names are no agent of the page
+            status, r = s.call("POST", "/api/games", {"vs": ["rule", kind]})
+            assert status == 400 and f"unknown agent {kind!r}" in r["error"], r
+    finally:
+        s.stop()

@@ -202,7 +202,8 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     rows = LogRows(runlog, line)
     evals = (Evaluations(TrainingEvaluator(cfg, run_dir, frames if resume is not None else None), model,
                          cfg.eval_every, frames, log) if cfg.eval_every else None)
-    bar = ProgressBar(cfg.total_frames, frames, cfg.batch_size, [logging.root, log]) if progress else None
+    bar = (ProgressBar(cfg.total_frames, frames, cfg.batch_size, [logging.root, log], max_seconds=cfg.max_seconds)
+           if progress else None)
     checkpoints = Checkpoints(save, cfg.checkpoint_every, frames)
     observers = [o for o in (rows, evals, bar, checkpoints) if o is not None]
     closing = [o for o in (bar, rows, checkpoints, evals) if o is not None]

@@ -44,7 +44,9 @@ for a writer, holding the request).
 
 The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
 the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
-checkpoint, a run folder, ``douzero:DIR``, e.g. ``--agent douzero=douzero:baselines/douzero_ADP``).
+checkpoint or policy ``.pt``, a run folder, ``sb3:``, ``search:``, ``douzero:DIR``, e.g. ``--agent
+douzero=douzero:baselines/douzero_ADP``), listed as ``NAME`` (never as the kind its checkpoint names,
+``dmc`` or ``movescore``: :func:`agents.loader.registered` leaves those out).
 A request never names a file or a folder.
 
 Only requests whose Host header names this machine (``localhost``, ``127.0.0.1``, ``::1``), the ``--host``
@@ -494,9 +496,10 @@ def parse_args(argv=None):
     ap.add_argument("--no-save", action="store_true", help="keep no hands on disk (a finished hand can still be "
                                                           "replayed and downloaded from the page)")
     ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
-                    help="let the page seat agent SPEC (a checkpoint, a run folder, douzero:DIR[?bidder=SPEC]: "
-                         "DouZero's networks, a bidder agent bidding and doubling for them, default rule) under "
-                         "the name NAME; repeatable")
+                    help="let the page seat agent SPEC under the name NAME (any spec evaluate.py --a takes: a run "
+                         "folder, a checkpoint or policy .pt, sb3:MODEL.zip, search:BASE, douzero:DIR[?bidder=SPEC]: "
+                         "DouZero's networks, a bidder agent bidding and doubling for them, default rule); the "
+                         "menus list NAME; repeatable")
     return ap.parse_args(argv)
 
 
