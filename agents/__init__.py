@@ -68,8 +68,9 @@ def _register_seat_env() -> None:
 
 _register_seat_env()
 
-#: modules that moved when the package was laid out by role: the old path still imports (the same
-#: module object, with a DeprecationWarning that names the new one) for a release
+#: modules that moved when the package was laid out by role, from the paths they had in release 0.1.0:
+#: the old path still imports (the same module object, with a DeprecationWarning that names the new one)
+#: until its removal in 0.3.0 (CHANGELOG.md). Modules that came after 0.1.0 have no old path here.
 MOVED = {
     "agents.random_agent": "agents.baselines.random_agent",
     "agents.rule_agent": "agents.baselines.rule_agent",
@@ -78,18 +79,12 @@ MOVED = {
     "agents.calibrate": "agents.cli.calibrate",
     "agents.arena": "agents.evaluation.arena",
     "agents.stats": "agents.evaluation.stats",
-    "agents.league": "agents.evaluation.league",
     "agents.match": "agents.play.match",
-    "agents.seat_env": "agents.integrations.seat_env",
     "agents.web": "agents.play.web",
     "agents.web.server": "agents.play.web.server",
     "agents.dmc.evaluator": "agents.dmc.learner.periodic_eval",
-    # the learner's own floor (agents/dmc/learner/)
     "agents.dmc.experience": "agents.dmc.learner.experience",
-    "agents.dmc.sources": "agents.dmc.learner.sources",
     "agents.dmc.trainer": "agents.dmc.learner.trainer",
-    "agents.dmc.runlog": "agents.dmc.learner.runlog",
-    "agents.dmc.periodic_eval": "agents.dmc.learner.periodic_eval",
 }
 # (agents.evaluation and agents.play are packages now; they export the former modules' names)
 

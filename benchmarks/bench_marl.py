@@ -15,7 +15,7 @@ timed in CPU seconds of this process (``time.process_time``). Rows:
 * ``tianshou``: ``tianshou.env.PettingZooEnv`` (mask as a Python list of 24648 bools);
 * ``torchrl``: ``torchrl.envs.PettingZooWrapper(use_mask=True)`` (observes all three seats per step);
 * ``rllib``: ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` with the float dict obs of
-  ``examples/rllib_ppo.py``.
+  ``agents.integrations.rllib_module.make_env`` (what ``examples/rllib_ppo.py`` trains on).
 
 A library that is not installed is reported as such and skipped.
 
@@ -40,7 +40,6 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 import numpy as np  # noqa: E402
 
@@ -196,7 +195,7 @@ def bench_torchrl(seconds: float):
 
 
 def bench_rllib(seconds: float):
-    from rllib_ppo import make_env
+    from agents.integrations.rllib_module import make_env
 
     env = make_env()
     rng = np.random.default_rng(0)

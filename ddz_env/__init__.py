@@ -1,8 +1,11 @@
 """ddz-env: Dou Dizhu (the 2016 competitive rulebook) for reinforcement learning.
 
-Layers: ``cards`` -> ``moves`` (the move table) -> ``legal`` (vectorized legality) ->
-``game`` (one hand) / ``scoring`` -> ``observation`` -> ``env`` (PettingZoo AEC) and
-``vector`` (B hands stepped as arrays); ``record`` (hand records). Nothing here imports
+Layers, lowest first (a module imports only from those before it; ``tests/project/test_layers.py``):
+``cards`` / ``files`` -> ``moves`` (the move table) / ``scoring`` -> ``actions`` / ``legal``
+(vectorized legality) -> ``rules`` (the rulings, ``Rules``, ``Deal``) -> ``observation`` (the planes)
+-> ``readers`` (the planes read back) -> ``game`` (one hand) / ``batch`` (B hands' state) / ``info`` ->
+``transitions`` (B hands stepped as arrays) -> ``vector`` (``VectorDouDizhu``) / ``record`` (hand
+records) / ``beliefs`` / ``classic`` -> ``env`` (PettingZoo AEC) / ``view``. Nothing here imports
 ``agents`` (the single-seat Gymnasium env, which seats agents, is ``agents.integrations.seat_env``).
 Importing the package registers ``ddz/dou_dizhu-v0`` with PettingZoo's registry.
 

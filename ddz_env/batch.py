@@ -304,9 +304,6 @@ class BatchState:
         self._next_first_bidder[slots] = -1
 
 
-__all__ = ["BatchState", "OPTIONAL"]
-
-
 # ---------------------------------------------------------------------------------------------- deals in
 def dealt_counts(perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The hands (K, 3, 15) and bottoms (K, 15) of K shuffled decks (K, 54) of card ids, split as
@@ -360,3 +357,6 @@ def checked_deals(slots, hands, bottoms, first_bidders, num_envs: int):
     if bad.any():
         raise ValueError(f"first_bidder must be 0, 1 or 2, got {int(fb[bad][0])!r}")
     return slots, h.astype(np.int8), bt.astype(np.int8), fb
+
+
+__all__ = ["BatchState", "OPTIONAL"]

@@ -26,7 +26,7 @@ from .rules import (
     ROLE_OF, Deal, Phase, Role, Rules, as_seat, bid_outcome, check_hands_arg, deal_hand, default_actions,
     doubling_order, legal_choices, next_first_bidder, redouble_allowed,
 )
-from .observation import HIDDEN, public_history  # noqa: F401 (HIDDEN: re-exported, its former home)
+from .observation import HIDDEN, public_history
 from .scoring import finish_hand
 _MOVE_TYPE_LIST = MOVE_TYPE.tolist()
 _BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
@@ -370,4 +370,4 @@ class Game:
         return f"Game(phase={self.phase.name}, current={self.current_player}, landlord={self.landlord})"
 
 
-__all__ = ["Game", "Phase", "Role", "Deal", "IllegalActionError", "HIDDEN", "NUM_SEATS", "as_seat"]
+__all__ = ["Game", "Phase", "Role", "Deal", "IllegalActionError", "NUM_SEATS", "as_seat"]

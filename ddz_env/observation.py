@@ -419,24 +419,6 @@ def _observe_into(st, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
     encode(view, to_beat_move=last, hist_moves=hm, out=out)
 
 
-#: names that moved to :mod:`ddz_env.readers`: ``from ddz_env.observation import read_status`` still works
-#: (with a DeprecationWarning naming the new home) for a release
-MOVED_TO_READERS = frozenset({"read_cards", "read_cards_left", "read_bids", "read_doubling", "read_history_seats",
-                              "read_status", "Status"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in MOVED_TO_READERS:
-        import importlib
-        import warnings
-
-        warnings.warn(f"ddz_env.observation.{name} moved to ddz_env.readers.{name}: import it from there (the old "
-                      f"name goes in the next release)", DeprecationWarning, stacklevel=2)
-        # (by name, not an import statement: readers is a floor above this module, which must not import it)
-        return getattr(importlib.import_module("ddz_env.readers"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
            "observe_batch", "decode_cards", "EMPTY_SLOT", "public_history", "seat_history", "known_doubles", "HIDDEN",
            "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]

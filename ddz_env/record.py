@@ -135,27 +135,11 @@ def _start(record: dict) -> Game:
         raise RecordError(f"record 'deal' is not a valid deal: {e}") from None
 
 
-def positions(record: dict) -> Iterator[Game]:
-    """The game before any action, then after each action (copies; each action checked legal)."""
-    _check(record)
+def _played(record: dict) -> Iterator[Game]:
+    """The record's game before any action, then after each action: one :class:`Game`, stepped in place
+    (each action checked legal; ``RecordError`` at the first that is not)."""
     game = _start(record)
-    yield game.copy()
-    for k, item in enumerate(record["actions"]):
-        if not isinstance(item, dict) or "action" not in item:
-            raise RecordError(f"action #{k} of the record is not an object with an 'action' id: {item!r}")
-        seat = item.get("seat")
-        try:
-            game.step(item["action"], seat=seat)
-        except IllegalActionError as e:
-            raise RecordError(f"action #{k} ({item.get('name', item['action'])!r}) does not replay: {e}") from None
-        yield game.copy()
-
-
-def replay(record: dict, check_result: bool = True) -> Game:
-    """The :class:`Game` after every action of ``record``; with ``check_result`` the stored
-    ``result`` (when present) must equal the one the rules give (``RecordError`` otherwise)."""
-    _check(record)
-    game = _start(record)
+    yield game
     for k, item in enumerate(record["actions"]):
         if not isinstance(item, dict) or "action" not in item:
             raise RecordError(f"action #{k} of the record is not an object with an 'action' id: {item!r}")
@@ -163,6 +147,21 @@ def replay(record: dict, check_result: bool = True) -> Game:
             game.step(item["action"], seat=item.get("seat"))
         except IllegalActionError as e:
             raise RecordError(f"action #{k} ({item.get('name', item['action'])!r}) does not replay: {e}") from None
+        yield game
+
+
+def positions(record: dict) -> Iterator[Game]:
+    """The game before any action, then after each action (copies; each action checked legal)."""
+    _check(record)
+    for game in _played(record):
+        yield game.copy()
+
+
+def replay(record: dict, check_result: bool = True) -> Game:
+    """The :class:`Game` after every action of ``record``; with ``check_result`` the stored
+    ``result`` (when present) must equal the one the rules give (``RecordError`` otherwise)."""
+    _check(record)
+    *_, game = _played(record)  # (the one game, after the last action)
     if check_result and record.get("result") is not None:
         want, got = record["result"], _result(game)
         diff = [k for k in got if k in want and want[k] != got[k]]
@@ -234,5 +233,5 @@ def load(path: str | os.PathLike) -> dict:
         raise RecordError(f"{os.fspath(path)}: {e}") from None
 
 
-__all__ = ["FORMAT", "VERSION", "MAX_DEPTH", "RecordError", "record_of", "replay", "positions", "save", "load", "parse"]
-__all__ = ["FORMAT", "VERSION", "RecordError", "record_of", "deal_of", "replay", "positions", "save", "load"]
+__all__ = ["FORMAT", "VERSION", "MAX_DEPTH", "RecordError", "record_of", "deal_of", "replay", "positions", "save", "load",
+           "parse"]

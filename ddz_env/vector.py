@@ -84,8 +84,6 @@ _BID, _DOUBLE, _REDOUBLE, _PLAY, _OVER = (int(Phase.BID), int(Phase.DOUBLE), int
                                            int(Phase.PLAY), int(Phase.OVER))
 #: ROLE_OF flat: _ROLE[4 * o + 1 + landlord] is seat o's role (-1 with no landlord yet)
 _ROLE = ROLE_OF.reshape(-1)
-#: the state's arrays, read through the env (``env.hands``) by callers that predate ddz_env.batch
-_STATE_NAMES = frozenset(BatchState.__dataclass_fields__)
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -442,12 +440,27 @@ class VectorDouDizhu:
             "phase": st.phase.copy(),
         }
 
-    def __getattr__(self, name: str) -> Any:
-        """The state's arrays read as the env's (``env.hands``, ``env.phase``, ...: :mod:`ddz_env.batch`)."""
-        state = self.__dict__.get("state")
-        if state is not None and name in _STATE_NAMES:
-            return getattr(state, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # the state's arrays a player's loop reads through the env; the others are ``env.state.NAME``
+    # (:class:`ddz_env.batch.BatchState`)
+    @property
+    def phase(self) -> np.ndarray:
+        """(B,) int8: each table's :class:`~ddz_env.rules.Phase` (``state.phase``, not a copy)."""
+        return self.state.phase
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """(B,) int64: the seat on turn at each table (``state.current_player``, not a copy)."""
+        return self.state.current_player
+
+    @property
+    def hands(self) -> np.ndarray:
+        """(B, 3, 15) int8: every seat's true hand (``state.hands``, not a copy; never an agent's input)."""
+        return self.state.hands
+
+    @property
+    def landlord(self) -> np.ndarray:
+        """(B,) int64: each table's landlord seat, -1 before bidding ends (``state.landlord``, not a copy)."""
+        return self.state.landlord
 
     def __repr__(self) -> str:
         return f"VectorDouDizhu(num_envs={self.num_envs}, rules={self.rules.name!r})"

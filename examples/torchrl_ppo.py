@@ -18,8 +18,8 @@ TorchRL's own pieces, as in its PPO tutorial:
 Before and after training it plays the same seeded evaluation hands (deals, seats and
 random opponents) and prints the learning seat's mean rulebook score per hand.
 
-Self-play, all three seats learning, is ``examples/torchrl_selfplay.py`` (``SelfPlayEnv``, the batched
-env as a TorchRL env).
+Self-play, all three seats learning, is ``train.py --config torchrl`` (``torchrl_modules.SelfPlayEnv`` in
+``agents/integrations/``, the batched env as a TorchRL env).
 """
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ brute-force references are slow by design).  Choose another profile with
 """
 import os
 import sys
+import warnings
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # tests/helpers/ on the path: the test modules (in folders by layer) share its modules (one
@@ -28,3 +30,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def quiet_warnings():
+    """Every warning ignored during the test (the env, agent and evaluation tests that ask for it); a module
+    takes it for all its tests with ``pytestmark = pytest.mark.usefixtures("quiet_warnings")``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield

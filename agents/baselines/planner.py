@@ -45,10 +45,6 @@ def move_of(counts) -> int:
     return _ID_BY_COUNTS[np.asarray(counts, dtype=np.int8).tobytes()]
 
 
-def is_move(counts) -> bool:
-    return np.asarray(counts, dtype=np.int8).tobytes() in _ID_BY_COUNTS
-
-
 def _weak(rank: int) -> float:
     return max(0, ACE - rank) / ACE
 
@@ -196,4 +192,4 @@ def plan_cost(hand) -> float:
     return _plan(tuple(int(x) for x in hand)).cost
 
 
-__all__ = ["Plan", "plan", "plan_cost", "move_of", "is_move"]
+__all__ = ["Plan", "plan", "plan_cost", "move_of"]

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ddz_env.actions import action_to_string, phase_of
+from ddz_env.actions import action_to_string
 from ddz_env.game import Game, IllegalActionError
 from ddz_env.observation import observe_game
 from ddz_env.record import record_of
@@ -32,10 +32,6 @@ from ddz_env.view import ROLE_NAMES, outcome, said, seat_view, spaced, stake
 from ..evaluation.arena import make_deal, seat_seed
 from ..base import Decisions, as_batch_agent, public_facts
 from .explain import Refusal, parse_action, refuse
-
-#: (the former name of ``ddz_env.actions.phase_of``)
-phase_of_action = phase_of
-
 
 def _agent_decisions(game: Game, seat: int, stream: int) -> Decisions:
     """The decision of ``seat`` on turn, from the game's legal ids (no dense mask on the way)."""
@@ -155,5 +151,4 @@ class Match:
         return record_of(self.game, self.names, {"seed": self.seed, "deal": self.index, **(meta or {})})
 
 
-__all__ = ["Match", "Refusal", "seat_view", "stake", "outcome", "spaced", "said", "parse_action", "phase_of_action",
-           "ROLE_NAMES"]
+__all__ = ["Match", "Refusal", "seat_view", "stake", "outcome", "spaced", "said", "parse_action", "ROLE_NAMES"]

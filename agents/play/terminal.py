@@ -22,6 +22,7 @@ import os
 import sys
 from typing import Callable
 
+from ddz_env.actions import phase_of
 from ddz_env.files import folder_problem, write_failure
 from ddz_env.game import IllegalActionError
 from ddz_env.record import save
@@ -147,8 +148,7 @@ def play_hand(match: Match, seat: int, read: Callable[[str], str], write: Callab
 
 
 def _public(match: Match, seat: int, action: int) -> str:
-    from .match import phase_of_action
-    if phase_of_action(action) == "DOUBLE" and not match.game.doubles_revealed:
+    if phase_of(action) == "DOUBLE" and not match.game.doubles_revealed:
         return "chose (secret until both farmers have chosen)"
     return said(action)
 

@@ -45,7 +45,7 @@ from ..runs.config import did_you_mean
 from .beliefs import DEFAULT_TEMPERATURE, normalise, replay_log_weights
 
 SCHEME = "search:"
-#: option -> (type, default, what it is)
+#: option -> (type, default, what it is): the one place of the defaults (check_options and SearchAgent take them)
 OPTIONS: dict[str, tuple[type, Any, str]] = {
     "samples": (int, 16, "deals drawn per decision"),
     "candidates": (int, 4, "the base agent's best moves searched (1: the base agent itself)"),
@@ -54,9 +54,10 @@ OPTIONS: dict[str, tuple[type, Any, str]] = {
     "margin": (float, 0.0, "points per hand another move must beat the base choice by"),
     "z": (float, 2.0, "another move must beat the base choice by z standard errors of the paired difference"),
     "belief": (str, "", "weigh the deals by how likely this agent was to make the others' moves (beliefs.py)"),
-    "temperature": (float, 0.1, "the belief agent's softmax temperature, in its value units"),
+    "temperature": (float, DEFAULT_TEMPERATURE, "the belief agent's softmax temperature, in its value units"),
     "seed": (int, 0, "seed of the draws"),
 }
+_DEFAULT = {key: default for key, (_, default, _) in OPTIONS.items()}
 MAX_ROLLOUTS = 1 << 16  # one decision's samples x candidates: a bound on memory (a table is ~1 kB)
 _PLAY = int(Phase.PLAY)
 _MAX_PLAYS = 200  # a hand ends within 54 plays and 2 passes each: a rollout past this is a bug
@@ -164,8 +165,9 @@ def nested_search_problem(role: str, agent: Any) -> str | None:
             f"practically a hang); give a {role} that does not search{instead}")
 
 
-def check_options(samples: Any = 16, candidates: Any = 4, prior: Any = "deck", margin: Any = 0.0, z: Any = 2.0,
-                  seed: Any = 0, temperature: Any = DEFAULT_TEMPERATURE, where: str = "search") -> None:
+def check_options(samples: Any = _DEFAULT["samples"], candidates: Any = _DEFAULT["candidates"],
+                  prior: Any = _DEFAULT["prior"], margin: Any = _DEFAULT["margin"], z: Any = _DEFAULT["z"],
+                  seed: Any = _DEFAULT["seed"], temperature: Any = _DEFAULT["temperature"], where: str = "search") -> None:
     """``ValueError`` naming the first option whose value cannot work; run before any agent loads, so a
     bad spec fails at once, not at its first searched decision (a negative seed did, in the draws)."""
     def whole(value: Any) -> bool:
@@ -196,9 +198,10 @@ def check_options(samples: Any = 16, candidates: Any = 4, prior: Any = "deck", m
 class SearchAgent(BatchAgent):
     """BASE, searching its best moves at play decisions (see the module doc)."""
 
-    def __init__(self, base: Any, *, samples: int = 16, candidates: int = 4, rollout: Any = None,
-                 prior: str = "deck", margin: float = 0.0, z: float = 2.0, seed: int = 0, belief: Any = None,
-                 temperature: float = DEFAULT_TEMPERATURE, name: str | None = None):
+    def __init__(self, base: Any, *, samples: int = _DEFAULT["samples"], candidates: int = _DEFAULT["candidates"],
+                 rollout: Any = None, prior: str = _DEFAULT["prior"], margin: float = _DEFAULT["margin"],
+                 z: float = _DEFAULT["z"], seed: int = _DEFAULT["seed"], belief: Any = None,
+                 temperature: float = _DEFAULT["temperature"], name: str | None = None):
         check_options(samples, candidates, prior, margin, z, seed, temperature)
         for role, agent in (("base", base), ("rollout", rollout), ("belief", belief)):
             problem = nested_search_problem(role, agent)

@@ -6,8 +6,6 @@ Play positions come from fixed deals through the raw env with bidding and doubli
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from common import needs_torch
@@ -24,11 +22,7 @@ from ddz_env.legal import legal_ids
 from ddz_env.moves import MOVE_COUNTS, MOVE_STRINGS, MOVE_TYPE, PASS, MoveType
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 def a(text: str) -> int:

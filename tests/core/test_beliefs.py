@@ -331,13 +331,13 @@ def test_r7_r21_batched_observation_only_draws_for_many_tables():
             h1, bt1 = sample_hidden_batch(planes[t:t + 1], 8, seed=step)
             assert np.array_equal(h1[0], h) and np.array_equal(bt1[0], bt)
             nxt, prv = (seats + 1) % 3, (seats + 2) % 3
-            assert (hands.sum(axis=3) == env.n_cards[b, nxt][:, None, None] * [1, 0]
-                    + env.n_cards[b, prv][:, None, None] * [0, 1]).all()
+            assert (hands.sum(axis=3) == env.state.n_cards[b, nxt][:, None, None] * [1, 0]
+                    + env.state.n_cards[b, prv][:, None, None] * [0, 1]).all()
             real = env.hands[b, nxt] + env.hands[b, prv]
-            real_b = np.where(env.bottom_revealed[:, None], 0, env.bottom)
-            drawn_b = np.where(env.bottom_revealed[:, None, None], 0, bottoms)
+            real_b = np.where(env.state.bottom_revealed[:, None], 0, env.state.bottom)
+            drawn_b = np.where(env.state.bottom_revealed[:, None, None], 0, bottoms)
             assert (hands.sum(axis=2) + drawn_b == (real + real_b)[:, None]).all()
-            assert (bottoms[env.bottom_revealed] == env.bottom[env.bottom_revealed][:, None]).all()
+            assert (bottoms[env.state.bottom_revealed] == env.state.bottom[env.state.bottom_revealed][:, None]).all()
         env.step(env.random_actions(rng), observe=False)
     with pytest.raises(ValueError, match="table 1: the planes are not one seat.s observation"):
         sample_hidden_batch(np.stack([planes[0], np.zeros_like(planes[0])]), 2)

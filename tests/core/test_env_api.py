@@ -2,8 +2,6 @@
 spaces, the action mask, infos, rendering, the helpers it offers agents."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -22,11 +20,7 @@ from aec import AGENTS, R19_DEAL, a, assert_obs_equal, finish_dead_steps, obs_al
 
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 # ---------------------------------------------------------------------------- PettingZoo API

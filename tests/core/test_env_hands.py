@@ -2,8 +2,6 @@
 (R4), fixed deals, secret doubling (R5), the R19 worked example, no leak of hidden cards (R21)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -21,11 +19,7 @@ from aec import AGENTS, R19_DEAL, a, assert_obs_equal, conserved, finish_dead_st
 
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 # ---------------------------------------------------------------------------- random full hands

@@ -3,7 +3,6 @@ changed."""
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -18,11 +17,7 @@ from aec import AGENTS, R19_DEAL, a, assert_obs_equal, finish_dead_steps, obs_al
 
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 # ---------------------------------------------------------------------------- illegal actions

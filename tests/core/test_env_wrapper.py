@@ -2,8 +2,6 @@
 results, errors, warnings and states, call by call."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -18,11 +16,7 @@ from aec import AGENTS, R19_DEAL, a  # tests/helpers/aec.py
 
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 # ---------------------------------------------------------------------------- ClassicWrapper == PettingZoo's 3 wrappers

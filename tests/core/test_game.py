@@ -13,7 +13,8 @@ from ddz_env.actions import (
     BID_1, BID_2, BID_3, BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, NUM_ACTIONS, REDOUBLE,
 )
 from ddz_env.cards import MAX_COUNTS, parse_cards
-from ddz_env.game import HIDDEN, Game, IllegalActionError, Phase
+from ddz_env.game import Game, IllegalActionError, Phase
+from ddz_env.observation import HIDDEN
 from ddz_env.rules import Rules
 from ddz_env.legal import legal_ids
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVES, PASS, MoveType, move_id

@@ -14,7 +14,7 @@ B = 64
 def _hidden_of(env: VectorDouDizhu, b: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """The true cards of the next and previous seats of ``seat`` at table b, and its bottom."""
     return (np.stack([env.hands[b, (seat + 1) % 3], env.hands[b, (seat + 2) % 3]])[None],
-            env.bottom[b][None])
+            env.state.bottom[b][None])
 
 
 def _positions(seed: int, steps: int):
@@ -53,7 +53,7 @@ def test_a_loaded_view_is_the_position_and_plays_out_to_the_same_scores():
         ambiguous = np.zeros(play.size, bool)
         for j in range(play.size):  # R18's one fact the planes may lack (see load_view)
             lord = int(real.landlord[j])
-            ambiguous[j] = real.moves_made[j, lord] != sim.moves_made[j, (lord - rot[j]) % 3]
+            ambiguous[j] = real.state.moves_made[j, lord] != sim.state.moves_made[j, (lord - rot[j]) % 3]
         done = np.zeros(play.size, bool)
         rng = np.random.default_rng(int(b))
         for _ in range(120):

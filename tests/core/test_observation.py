@@ -673,19 +673,3 @@ def test_r5_public_history_hides_each_doubling_choice_until_both_are_made():
     both = hist + [(2, NO_DOUBLE)]
     assert public_history(both, True) == both and public_history(both, False)[1:] == [(1, HIDDEN), (2, HIDDEN)]
     assert public_history(both, True) is not both  # a copy: the caller's list is never handed out
-
-
-def test_the_readers_former_home_still_gives_them_with_a_warning():
-    import warnings
-
-    import ddz_env.observation as observation
-    import ddz_env.readers as readers
-
-    for name in observation.MOVED_TO_READERS:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            assert getattr(observation, name) is getattr(readers, name)
-        assert any(issubclass(w.category, DeprecationWarning) and f"ddz_env.readers.{name}" in str(w.message)
-                   for w in caught)
-    with pytest.raises(AttributeError, match="read_nothing"):
-        observation.read_nothing  # noqa: B018

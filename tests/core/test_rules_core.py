@@ -147,7 +147,7 @@ def test_every_layer_takes_the_same_rules_value(spec, first_phase):
     assert g.phase == e.game.phase == first_phase and set(vec.phase.tolist()) == {int(first_phase)}
     if not Rules.of(spec).bidding:  # the drawn first bidder is the landlord at bid 1
         assert g.landlord == g.first_bidder and g.bid == 1
-        assert (vec.landlord == vec.first_bidder).all() and (vec.bid == 1).all()
+        assert (vec.landlord == vec.state.first_bidder).all() and (vec.state.bid == 1).all()
     rng = np.random.default_rng(0)
     while not g.is_over:  # no doubling action is ever legal with doubling off
         ids = g.legal_actions()

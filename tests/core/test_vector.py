@@ -323,7 +323,7 @@ def test_reset_with_seed_reseeds():
 def test_slot_sequence_does_not_depend_on_batch_size_or_neighbours():
     """Slot b's hands depend only on its seed and its own actions: the slot seeds are a prefix-stable stream."""
     small, big = VectorDouDizhu(4, seed=8), VectorDouDizhu(8, seed=8)
-    np.testing.assert_array_equal(big.slot_seeds[:4], small.slot_seeds)
+    np.testing.assert_array_equal(big.state.slot_seeds[:4], small.state.slot_seeds)
     for b in range(4):
         np.testing.assert_array_equal(small.deal_of(b)["hands"], big.deal_of(b)["hands"])
 
@@ -338,18 +338,18 @@ def test_slot_deals_match_cards_deal():
         np.testing.assert_array_equal(d["hands"], hands)
         np.testing.assert_array_equal(d["bottom"], bottom)
         assert d["first_bidder"] == fb
-        assert vec.hand_count[b] == 1
+        assert vec.state.hand_count[b] == 1
 
 
 def test_r4_void_hand_next_seat_bids_first():
     vec = VectorDouDizhu(4, seed=2)
-    fb = vec.first_bidder.copy()
+    fb = vec.state.first_bidder.copy()
     for _ in range(3):  # everyone passes: the hand is void, rewards 0
         obs, r, d, info = vec.step(np.full(4, BID_PASS))
     assert d.all() and info["void"].all() and not r.any() and not info["final_scores"].any()
-    np.testing.assert_array_equal(vec.first_bidder, (fb + 1) % 3)
+    np.testing.assert_array_equal(vec.state.first_bidder, (fb + 1) % 3)
     np.testing.assert_array_equal(obs["current_player"], (fb + 1) % 3)
-    assert vec.void.all() and (vec.hand_count == 2).all()
+    assert vec.state.void.all() and (vec.state.hand_count == 2).all()
 
 
 # ---------------------------------------------------------------------------- validation
@@ -447,7 +447,7 @@ def _positions(n_steps=60, B=64, seed=0):
     for _ in range(n_steps):
         p = np.flatnonzero(vec.phase == Phase.PLAY)
         hands.append(vec.hands[p, vec.current_player[p]])
-        lasts.append(vec.last_move[p])
+        lasts.append(vec.state.last_move[p])
         vec.step(vec.random_actions(rng))
     return np.concatenate(hands), np.concatenate(lasts)
 
@@ -651,7 +651,7 @@ def test_load_deal_checks_its_slot_and_changes_nothing_when_refused():
         vec.load_deal(0, None, bottom)
     _assert_same(vec, snap)
     vec.load_deal(np.int64(2), hands, bottom, first_bidder=np.int64(1))
-    assert vec.first_bidder[2] == 1 and vec.initial_hands[2, 0, 0] == 4
+    assert vec.state.first_bidder[2] == 1 and vec.state.initial_hands[2, 0, 0] == 4
 
 
 def test_load_deals_never_truncates_float_slots_seats_or_counts():
@@ -672,7 +672,7 @@ def test_load_deals_never_truncates_float_slots_seats_or_counts():
         vec.load_deals([1], h, np.where(bt > 0, np.nan, 0.0), [0])
     _assert_same(vec, snap)
     vec.load_deals([1], h.astype(np.float64), bt, [0])  # whole-number floats are still counts
-    np.testing.assert_array_equal(vec.initial_hands[1], h[0])
+    np.testing.assert_array_equal(vec.state.initial_hands[1], h[0])
 
 
 def test_observe_seat_and_constructor_sizes_are_never_truncated():
@@ -825,4 +825,4 @@ def test_state_without_the_summary_counters_still_loads():
     b = VectorDouDizhu(4, seed=9)
     b.load_state_dict(old)
     np.testing.assert_array_equal(a.observe(), b.observe())
-    assert not b.plays.any() and not b.seat_bombs.any()
+    assert not b.state.plays.any() and not b.state.seat_bombs.any()

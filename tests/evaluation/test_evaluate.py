@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -26,11 +25,7 @@ from ddz_env.env import AGENTS, raw_env  # noqa: E402
 from ddz_env.moves import MOVE_TYPE, MoveType  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _quiet_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

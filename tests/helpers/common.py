@@ -35,11 +35,16 @@ def needs(module: str, extra: str):
 needs_torch = needs("torch", "train")
 
 
-def imports(path: Path) -> set[str]:
-    """Absolute module names imported anywhere in ``path`` (relative imports resolved)."""
-    pkg = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+def imports(path: Path, source: str | None = None) -> set[str]:
+    """Absolute module names imported anywhere in ``path`` (relative imports resolved): import statements,
+    and ``importlib.import_module("name")`` / ``__import__("name")`` calls with a literal name (an import
+    by name is an import: a circle through one is a circle). ``source``: the text to read instead of the file's."""
+    module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    pkg = module.rpartition(".")[0]
+    if path.stem == "__init__":
+        module = pkg
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -50,4 +55,32 @@ def imports(path: Path) -> set[str]:
                 mod = node.module or ""
             out.add(mod)
             out.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Call) and node.args:
+            name = _import_call_name(node, module, pkg)
+            if name:
+                out.add(name)
     return out
+
+
+def _import_call_name(node: ast.Call, module: str, pkg: str) -> str | None:
+    """The module an ``importlib.import_module(...)`` / ``__import__(...)`` call imports, when its name is a
+    literal (a relative one resolved against a literal package, ``__name__`` or ``__package__``)."""
+    f = node.func
+    called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    first = node.args[0]
+    if called not in ("import_module", "__import__") or not (isinstance(first, ast.Constant)
+                                                                and isinstance(first.value, str)):
+        return None
+    name = first.value
+    if called == "__import__" or not name.startswith("."):
+        return name
+    anchor = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
+    if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str):
+        base = anchor.value
+    elif isinstance(anchor, ast.Name) and anchor.id in ("__name__", "__package__"):
+        base = module if anchor.id == "__name__" else pkg
+    else:
+        return None
+    dots = len(name) - len(name.lstrip("."))
+    parts = base.split(".")
+    return ".".join(parts[: len(parts) - dots + 1] + [name[dots:]]) if name[dots:] else ".".join(parts[: len(parts) - dots + 1])
