@@ -18,11 +18,8 @@ import sys
 from ._entry import needs_installed
 
 with needs_installed("python -m agents.export", "agents.export", active=__name__ == "__main__"):
-    import numpy  # noqa: F401  (the core first: a missing numpy is the venv's line, not the extra's)
-    import torch  # noqa: F401
-    import onnx  # noqa: F401
-    import onnxruntime  # noqa: F401
-
+    # (onnx and onnxruntime are imported by the export: --help needs neither, a missing one is one line naming
+    # the extra)
     from .integrations.onnx_export import export_onnx
 
 

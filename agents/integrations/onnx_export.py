@@ -36,7 +36,7 @@ from ..base import Decisions
 from ..dmc.agent import DMCAgent
 from ..dmc.model import OBS_CELLS, hand_after_features, hand_counts
 from .move_policy import MoveScoringAgent, net_of_planes
-from .onnx_agent import FORMAT, INPUTS, OUTPUT, OnnxAgent
+from .onnx_agent import FORMAT, INPUTS, ONNX_HINT, OUTPUT, OnnxAgent
 
 #: the ONNX operator set of the exported graphs (onnxruntime 1.16 and later run it)
 OPSET = 17
@@ -108,7 +108,11 @@ def export_onnx(spec: Any, path: str | os.PathLike, check: int = 512) -> dict:
     the torch agent (0: none). Returns ``{"path", "kind", "name", "bytes", "checked", "same", "max_diff"}``
     (``same``: decisions where both chose the same move; ``max_diff``: the largest score difference).
     ``ValueError`` for an agent without networks or a graph whose choices differ from the agent's."""
-    import onnx
+    try:
+        import onnx
+        import onnxruntime  # noqa: F401  (the check below plays the graph)
+    except ImportError as e:
+        raise ImportError(f"ONNX export needs onnx and onnxruntime ({e}): {ONNX_HINT}") from None
 
     from ddz_env.files import write_binary
 
