@@ -35,10 +35,10 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	touch $@
 
 # Tianshou, TorchRL, SB3 for the integration tests; MkDocs for the docs build (tests/project/test_docs.py); DouZero (tests/learning/test_douzero.py compares with its
-# engine, features and networks; a few MB over the torch already there)
+# engine, features and networks; a few MB over the torch already there); onnx and onnxruntime (tests/integrations/test_onnx.py)
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero,docs]"
+	$(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero,docs,onnx]"
 	touch $@
 
 # RLlib and the Ray training backend (ray pins an older gymnasium): their own venv

@@ -27,7 +27,7 @@ EXTRAS = {
     "fastapi": "web", "uvicorn": "web", "starlette": "web", "pydantic": "web",
     "tensorboard": "tensorboard",
     "stable_baselines3": "marl", "sb3_contrib": "marl", "tianshou": "marl", "torchrl": "marl", "tensordict": "marl",
-    "ray": "rllib", "douzero": "douzero", "rlcard": "douzero",
+    "ray": "rllib", "douzero": "douzero", "rlcard": "douzero", "onnx": "onnx", "onnxruntime": "onnx",
 }
 
 

@@ -3,6 +3,8 @@ folder, or from a scheme spec.
 
 Scheme specs name agents whose files are not ddz-env checkpoints:
 
+* ``onnx:FILE.onnx``: a DMC agent or move-scoring policy exported by ``python -m agents.export``, playing
+  through onnxruntime (the ``onnx`` extra), no torch; see :mod:`agents.integrations.onnx_agent`.
 * ``douzero:DIR``: DouZero's three networks (``DIR`` holds ``landlord.ckpt``, ``landlord_up.ckpt``,
   ``landlord_down.ckpt``, DouZero's released baselines or a DouZero run folder); see
   :mod:`agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
@@ -80,12 +82,14 @@ def _resolve_lazy(name: str) -> None:
 _SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
                              "sb3": "agents.integrations.sb3_policy:from_spec",
                              "rllib": "agents.integrations.rllib_files:from_spec",
-                             "search": "agents.search.agent:from_spec"}
+                             "search": "agents.search.agent:from_spec",
+                             "onnx": "agents.integrations.onnx_agent:from_spec"}
 
 
 #: the scheme specs in words, for an unknown agent's error (one per entry of :data:`_SCHEMES`)
 SCHEME_FORMS = ("search:BASE (rollouts of agent BASE), sb3:MODEL.zip (an SB3 model), rllib:RUN (an RLlib run "
-                "folder or checkpoint), douzero:DIR (DouZero's networks)")
+                "folder or checkpoint), douzero:DIR (DouZero's networks), onnx:FILE.onnx (an agent exported by "
+                "python -m agents.export)")
 
 
 def _scheme(spec: Any) -> str | None:
@@ -272,7 +276,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
     """An agent from a registered name (``kwargs`` go to its constructor), a checkpoint path,
     a run folder (the folder holding ``checkpoint.pt``, as ``train.py --resume`` takes it), or a
     scheme spec: ``douzero:DIR`` / ``douzero:DIR?bidder=SPEC`` (DouZero's networks, a bidder agent
-    for the bid and double decisions DouZero never learned; default ``rule``).
+    for the bid and double decisions DouZero never learned; default ``rule``), ``onnx:FILE.onnx`` (an
+    exported graph; a path ending in ``.onnx`` is read as one too).
 
     Raises ``ValueError`` for a bare word that is no registered name (``"rul"``),
     ``FileNotFoundError`` for a path with no file there, and ``ValueError`` for a file that
@@ -294,6 +299,8 @@ def load(spec: str | os.PathLike, **kwargs: Any) -> Agent:
             raise FileNotFoundError(f"checkpoint {path!r} is a directory without {' or '.join(RUN_FILES)} (a run "
                                     f"folder holds one; else give a checkpoint file)")
         path = inner[0]
+    if path.endswith(".onnx"):  # an exported graph (python -m agents.export): as onnx:PATH
+        return _load_scheme("onnx", f"onnx:{path}", kwargs)
     if not os.path.lexists(path):
         if _looks_like_name(path):
             import difflib

@@ -23,7 +23,7 @@ AGENT_LEVELS = (
     ("agents.evaluation", "agents.integrations"),                           # agents play agents
     ("agents.dmc.learner",),                                                # DMC's learner (it evaluates while it trains)
     ("agents.play",),                                                       # people at the table
-    ("agents.cli",),                                                        # the programs
+    ("agents.cli", "agents.export"),                                        # the programs
     ("agents",),                                                            # the package's exports
 )
 #: package __init__ files that re-export names on first use only (agents._exports): what a lazy
