@@ -63,6 +63,9 @@ demo: setup
 	$(BIN)/python evaluate.py --a runs/demo --b rule --deals 100 --seed 0 --no-progress
 	@echo "--- for scale: the shipped agent (agents/pretrained/dmc.pt, 72M frames) against the rule agent"
 	$(BIN)/python evaluate.py --a pretrained --b rule --deals 100 --seed 0 --no-progress
+	@echo "--- how far it got: the 'evaluations' lines after 'done' above (untrained, then every 100k frames;"
+	@echo "  runs/demo/learning_curve.png draws them). An hour of train.py --config default (about 20M frames"
+	@echo "  on 2 cores) reaches about +0.6 a hand against rule; the shipped agent is the line just above"
 	@echo "--- next: runs/demo/learning_curve.png shows the run's curves; then"
 	@echo "  make play                                            # play a hand against rule and pretrained"
 	@echo "  $(BIN)/python train.py --config default              # a useful run: about an hour on 2 cores"

@@ -79,6 +79,7 @@ class TrainConfig:
     actor_precision: str = _key("fp32", 'the actors\' matmuls: "fp32" or "bf16" (an actor\'s row counts change at '
                                 'every step: on a CPU bf16 pays for every new shape)')
     eval_every: int = _key(0, "frames between evaluations of the learner's weights (eval.csv); 0: none", "evaluation")
+    eval_at_start: bool = _key(False, "also evaluate the untrained weights (frames 0): the curve's first point")
     eval_deals: int = _key(200, "seeded deals per evaluation (x6 hands in duplicate, x2 in fixed-landlord)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["rule", "random"], "evaluation opponents (agents.load specs)")

@@ -68,11 +68,16 @@ class Checkpoints(Observer):
 
 class Evaluations(Observer):
     """Submits the weights to ``evaluator`` (``poll`` / ``submit(model, frames, seconds)`` / ``close``) every
-    ``period`` frames; the final weights at the end; in-flight evaluations dropped when the run failed."""
+    ``period`` frames; the final weights at the end; in-flight evaluations dropped when the run failed. With
+    ``at_start``, a run that starts from nothing also has its untrained weights evaluated (frames 0), so its
+    curve starts where learning starts."""
 
-    def __init__(self, evaluator: Any, model: Any, period: int, frames: int, log: logging.Logger):
+    def __init__(self, evaluator: Any, model: Any, period: int, frames: int, log: logging.Logger,
+                 at_start: bool = False):
         self.evaluator, self.model, self.period, self.log = evaluator, model, int(period), log
         self.next = every(self.period, frames)
+        if at_start and frames == 0:
+            self.evaluator.submit(self.model, 0, 0.0)
 
     def update(self, progress: Progress, losses, stats) -> None:
         self.evaluator.poll()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -829,3 +830,41 @@ def test_a_full_disk_while_logging_is_one_error_line(tmp_path, capsys, monkeypat
     assert len(lines) == 1 and "Traceback" not in err, err
     assert "No space left on device" in lines[0] and f"the last checkpoint {run / 'checkpoint.pt'} is intact" in lines[0]
     assert f"--resume {run}" in lines[0] and load_checkpoint(run)["frames"] == 256
+
+
+def test_eval_at_start_evaluates_the_untrained_weights_once_and_the_end_says_the_curve_in_words(tmp_path, caplog):
+    """Issue 47, item 1: the demo's curve starts where learning starts (frames 0, the untrained weights), a
+    resumed run does not evaluate frames 0 again, and the end of the run prints the evaluation panel's points."""
+    from agents.dmc.learner.periodic_eval import eval_summary
+
+    run = tmp_path / "run"
+    with caplog.at_level("INFO", logger="dmc"):
+        train(tiny(total_frames=512, eval_every=512, eval_at_start=True, eval_deals=1, eval_opponents=["random"]),
+              run, progress=False)
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    assert sorted({int(r["frames"]) for r in rows}) == [0, 512]
+    assert {r["time_s"] for r in rows if r["frames"] == "0"} == {"0.0"}
+    lines = eval_summary(run / "eval.csv")
+    assert lines and all(re.match(r"vs random \(\S+, 1 deals\): [+-]\d+\.\d\d at 0 -> [+-]\d+\.\d\d at 512(, last \[.*\])?$",
+                                  line) for line in lines), lines
+    assert all(f"evaluations {line}" in caplog.text for line in lines)
+    # resumed to more frames: frames 0 keeps its one row set
+    ck = load_checkpoint(run / "checkpoint.pt")
+    train(config_from_dict(ck["config"], {"total_frames": 1024}), run, resume=ck, progress=False)
+    rows = list(csv.DictReader(open(run / "eval.csv")))
+    zero = [r for r in rows if r["frames"] == "0"]
+    assert len(zero) == len({(r["opponent"], r["mode"]) for r in zero}) and sorted({int(r["frames"]) for r in rows}) == [0, 512, 1024]
+
+
+def test_eval_summary_reads_each_opponent_in_frame_order(tmp_path):
+    from agents.dmc.learner.periodic_eval import EVAL_FIELDS, eval_summary
+
+    with open(tmp_path / "eval.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+        w.writeheader()
+        for frames, score in ((200_000, -0.7), (0, -5.3), (1_500_000, 0.25)):
+            w.writerow({**{k: "" for k in EVAL_FIELDS}, "frames": frames, "opponent": "rule", "mode": "duplicate",
+                        "deals": 100, "score": score, "ci_lo": score - 0.5, "ci_hi": score + 0.5})
+    assert eval_summary(tmp_path / "eval.csv") == [
+        "vs rule (duplicate, 100 deals): -5.30 at 0 -> -0.70 at 200k -> +0.25 at 1.5M, last [-0.25, +0.75]"]
+    assert eval_summary(tmp_path / "missing.csv") == []

@@ -183,3 +183,15 @@ def test_demo_prints_ten_as_10_like_the_rest_of_the_project():
     assert " 10" in p.stdout and not re.search(r"(?<![\w-])[TBR](?![\w-])", p.stdout), p.stdout
     cards = [line.split(": ", 1)[1] for line in p.stdout.splitlines() if re.match(r"   (seat \d|bottom|PLAY )", line)]
     assert cards and not any(re.search(r"\d[TJQKA2]|T\d|[JQKA]{2}", c) for c in cards), cards  # spaced: never 9TJ
+
+
+def test_the_demo_evaluates_its_untrained_weights_and_says_how_far_it_got():
+    """Item 1: the demo's curve starts at the untrained weights and has a point every 100k frames, and
+    ``make demo`` points at the printed evaluation lines and what an hour of ``default`` reaches."""
+    from agents.dmc.config import load_config
+
+    cfg = load_config("demo")
+    assert cfg.eval_at_start and cfg.eval_every and cfg.total_frames // cfg.eval_every >= 4
+    assert "rule" in cfg.eval_opponents and "random" in cfg.eval_opponents and cfg.eval_deals >= 100
+    demo = (ROOT / "Makefile").read_text().split("\ndemo:")[1].split("\n\n")[0]
+    assert "'evaluations' lines" in demo and "--config default" in demo and "against rule" in demo

@@ -251,4 +251,28 @@ class TrainingEvaluator:
             self.tb.close()
 
 
-__all__ = ["TrainingEvaluator", "eval_rows", "read_rows", "EVAL_FIELDS"]
+def _frames(n: int) -> str:
+    return f"{n / 1e6:.3g}M" if n >= 1_000_000 else f"{n / 1e3:.0f}k" if n >= 1000 else str(n)
+
+
+def eval_summary(path: Path) -> list[str]:
+    """One line per evaluation opponent of ``eval.csv`` (the points the learning curve's evaluation panel
+    draws), for the end of a run::
+
+        vs rule (duplicate, 100 deals): -5.28 at 0 -> -1.10 at 100k -> -0.73 at 200k -> ... -> -0.30 at 400k, last [-1.10, +0.49]
+
+    Nothing for a run without evaluations."""
+    rows = [r for r in read_rows(path) if str(r.get("frames", "")).isdigit() and r.get("score", "") != ""]
+    rows.sort(key=lambda r: int(r["frames"]))
+    lines = []
+    for key in sorted({(r["opponent"], r["mode"], r["deals"]) for r in rows}):
+        pts = [r for r in rows if (r["opponent"], r["mode"], r["deals"]) == key]
+        path_ = " -> ".join(f"{float(r['score']):+.2f} at {_frames(int(r['frames']))}" for r in pts)
+        last = pts[-1]
+        ci = (f", last [{float(last['ci_lo']):+.2f}, {float(last['ci_hi']):+.2f}]"
+              if last.get("ci_lo", "") != "" and last.get("ci_hi", "") != "" else "")
+        lines.append(f"vs {key[0]} ({key[1]}, {key[2]} deals): {path_}{ci}")
+    return lines
+
+
+__all__ = ["TrainingEvaluator", "eval_rows", "eval_summary", "read_rows", "EVAL_FIELDS"]

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from ..config import NET_NAMES, POSITIONS, TrainConfig, save_config
-from .periodic_eval import TrainingEvaluator
+from .periodic_eval import TrainingEvaluator, eval_summary
 from ..checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
@@ -201,7 +201,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     # order, and closed in the second
     rows = LogRows(runlog, line)
     evals = (Evaluations(TrainingEvaluator(cfg, run_dir, frames if resume is not None else None), model,
-                         cfg.eval_every, frames, log) if cfg.eval_every else None)
+                         cfg.eval_every, frames, log, at_start=cfg.eval_at_start) if cfg.eval_every else None)
     bar = (ProgressBar(cfg.total_frames, frames, cfg.batch_size, [logging.root, log], max_seconds=cfg.max_seconds)
            if progress else None)
     checkpoints = Checkpoints(save, cfg.checkpoint_every, frames)
@@ -242,6 +242,9 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     except Exception as e:  # noqa: BLE001 - matplotlib and the disk fail in many ways
         log.warning("no learning-curve PNG (%s: %s); log.csv and eval.csv have its figures", type(e).__name__, e)
     log.info("done: %d frames in %.0f s; checkpoint %s", progress_.frames, elapsed(), ckpt_path)
+    if cfg.eval_every:  # the evaluation panel of learning_curve.png, in words
+        for line_ in eval_summary(run_dir / "eval.csv"):
+            log.info("evaluations %s", line_)
     return ckpt_path
 
 
