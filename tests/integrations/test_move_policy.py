@@ -272,13 +272,13 @@ def test_gumbel_sampling_is_the_categorical_of_the_logits(torch1):
     assert torch1.allclose(fast.log_prob(x), ref.log_prob(x))
 
 
-def test_the_two_hour_torchrl_policy_is_its_runs_last(torch1):
-    """benchmarks/results/marl/torchrl-2h.pt is the policy of the run whose state and eval.csv lie beside it."""
+def test_the_one_hour_torchrl_policy_is_its_runs_last(torch1):
+    """benchmarks/results/marl/torchrl-1h.pt is the policy of the run whose state and eval.csv lie beside it."""
     import json
 
     import agents
 
-    agent = agents.load(str(MARL_RESULTS / "torchrl-2h.pt"))
-    state = json.loads((MARL_RESULTS / "torchrl-2h" / "state.json").read_text())
-    rows = (MARL_RESULTS / "torchrl-2h" / "eval.csv").read_text().splitlines()
+    agent = agents.load(str(MARL_RESULTS / "torchrl-1h.pt"))
+    state = json.loads((MARL_RESULTS / "torchrl-1h" / "state.json").read_text())
+    rows = (MARL_RESULTS / "torchrl-1h" / "eval.csv").read_text().splitlines()
     assert agent.name == "movescore:torchrl" and agent.steps == state["steps"] == int(rows[-1].split(",")[0])
