@@ -116,7 +116,7 @@ DRIVER = shutil.which("chromedriver")
 #: every TOC entry's boxes whose right edge passes the main column's left edge, and the page's sideways scroll
 _OVERLAP = """
 const main = document.querySelector('[role=main]'), links = document.querySelectorAll('.bs-sidebar a');
-if (!main || !links.length) return null;
+if (document.readyState !== 'complete' || !main || !links.length) return null;
 const left = main.getBoundingClientRect().left, over = [];
 for (const a of links) for (const r of a.getClientRects())
   if (r.width > 0 && r.right > left + 1) over.push(a.textContent.trim() + ' (right ' + Math.round(r.right) + ')');
@@ -131,7 +131,9 @@ def test_the_table_of_contents_stays_in_its_sidebar_at_1280_px(site):
     file paths) reaches over the text beside it, and no page scrolls sideways (a reST table's rules did)."""
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the dev extra) is not installed")
     from selenium.webdriver.chrome.options import Options
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
 
     opts = Options()
     opts.binary_location = CHROMIUM
@@ -147,8 +149,11 @@ def test_the_table_of_contents_stays_in_its_sidebar_at_1280_px(site):
             if name in ("404.html", "search/index.html"):  # (no table of contents)
                 continue
             driver.get(page.as_uri())
-            found = driver.execute_script(_OVERLAP)
-            assert found is not None, f"{name}: no sidebar or main column (the theme changed: update the selectors)"
+            try:  # (on a loaded machine the page may still be laying out when get returns)
+                found = WebDriverWait(driver, 20).until(lambda d: d.execute_script(_OVERLAP))
+            except TimeoutException:
+                pytest.fail(f"{name} ({driver.current_url}): no sidebar or main column (the theme changed: update "
+                            "the selectors)")
             problems += [f"{name}: over the text at x={found['left']}: {entry}" for entry in found["over"]]
             if found["scroll"] > 0:
                 problems.append(f"{name}: scrolls sideways by {found['scroll']} px")
