@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterator
@@ -69,6 +70,16 @@ def command_line(prog: str, args: list[str]) -> str:
     """The command that gave a program's results, to run again: ``python evaluate.py --a ...`` (a script's errors
     say ``evaluate.py: error:``, as ``train.py``'s; its command runs under ``python``)."""
     return ("python " if prog.endswith(".py") else "") + f"{prog} " + shlex.join(args)
+
+
+#: a Sphinx cross-reference role, with ``~`` or an explicit ``text <target>``: group 1 is the name it shows
+_ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|obj|exc):`~?([^`<]+?)(?:\s*<[^`>]*>)?`")
+
+
+def plain(text: str) -> str:
+    """A docstring as a program's ``--help`` prints it, in plain words: a Sphinx role (``:class:``, ``:mod:``,
+    ...) reads as the name it names, inline code in double backquotes as the code itself."""
+    return re.sub(r"``(.+?)``", r"\1", _ROLE.sub(r"\1", text), flags=re.S)
 
 
 @contextlib.contextmanager

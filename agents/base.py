@@ -3,7 +3,7 @@
 A decision is what the environment gives the seat on turn, nothing more (R21): its
 observation planes (29, 4, 15), its legal action ids, and the public facts the planes
 carry (phase, role), plus the absolute seat when the caller knows it. A batch of them
-is a :class:`Decisions` record, with the legal sets in the compact form of the batched
+is a `Decisions` record, with the legal sets in the compact form of the batched
 env (``legal_ids[legal_starts[i]:legal_starts[i + 1]]`` for decision ``i``).
 
 An agent implements
@@ -18,8 +18,8 @@ An agent implements
   stream, and reseeds the given streams with the given seeds. ``reset(seed)`` is the
   same for stream 0, the stream of ``act``.
 
-:class:`BatchAgent` is a base class that supplies ``act`` and ``reset`` from
-``act_batch`` and ``begin_hands``. :func:`as_batch_agent` turns any object with
+`BatchAgent` is a base class that supplies ``act`` and ``reset`` from
+``act_batch`` and ``begin_hands``. `as_batch_agent` turns any object with
 ``act(observation)`` into a batch agent (one copy of it per stream), so a user's
 one-decision agent plays in the batched evaluation unchanged.
 
@@ -200,7 +200,7 @@ class PerDecisionAgent(BatchAgent):
 
 
 def as_batch_agent(agent: Any) -> Any:
-    """``agent`` itself if it has ``act_batch``; else a :class:`PerDecisionAgent` around it."""
+    """``agent`` itself if it has ``act_batch``; else a `PerDecisionAgent` around it."""
     if callable(getattr(agent, "act_batch", None)):
         return agent
     return PerDecisionAgent(agent)

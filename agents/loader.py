@@ -4,10 +4,10 @@ folder, or from a scheme spec.
 Scheme specs name agents whose files are not ddz-env checkpoints:
 
 * ``onnx:FILE.onnx``: a DMC agent or move-scoring policy exported by ``python -m agents.export``, playing
-  through onnxruntime (the ``onnx`` extra), no torch; see :mod:`agents.integrations.onnx_agent`.
+  through onnxruntime (the ``onnx`` extra), no torch; see `agents.integrations.onnx_agent`.
 * ``douzero:DIR``: DouZero's three networks (``DIR`` holds ``landlord.ckpt``, ``landlord_up.ckpt``,
   ``landlord_down.ckpt``, DouZero's released baselines or a DouZero run folder); see
-  :mod:`agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
+  `agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
   decisions, ``rule`` unless the spec names another, ``douzero:DIR?bidder=SPEC`` (any agent spec:
   ``random``, ``pretrained``, a checkpoint). Needs torch, not the ``douzero`` package.
 
@@ -49,7 +49,7 @@ def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
 
 def register_lazy(name: str, target: str, *, named: bool = False) -> None:
     """Register ``name`` on first use: ``target`` is ``"package.module:Class.factory"``. ``named``: a spec
-    may name it (``load(name)``, listed by :func:`registered`); else only checkpoints do."""
+    may name it (``load(name)``, listed by `registered`); else only checkpoints do."""
     if ":" not in target:
         raise ValueError(f"a lazy target is 'module:attribute', got {target!r}")
     _LAZY[name] = target
@@ -86,7 +86,7 @@ _SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
                              "onnx": "agents.integrations.onnx_agent:from_spec"}
 
 
-#: the scheme specs in words, for an unknown agent's error (one per entry of :data:`_SCHEMES`)
+#: the scheme specs in words, for an unknown agent's error (one per entry of `_SCHEMES`)
 SCHEME_FORMS = ("search:BASE (rollouts of agent BASE), sb3:MODEL.zip (an SB3 model), rllib:RUN (an RLlib run "
                 "folder or checkpoint), douzero:DIR (DouZero's networks), onnx:FILE.onnx (an agent exported by "
                 "python -m agents.export)")
@@ -133,7 +133,7 @@ MAX_CONFIG_DEPTH = 32
 
 def expanded_size_check(children, root: Any, what: str) -> None:
     """Raise ``ValueError`` if ``root`` (a YAML node or a plain object), with every shared reference expanded,
-    holds more than :data:`MAX_CONFIG_VALUES` values or nests deeper than :data:`MAX_CONFIG_DEPTH` (or
+    holds more than `MAX_CONFIG_VALUES` values or nests deeper than `MAX_CONFIG_DEPTH` (or
     contains itself). Sizes are memoized per object, so the check is linear in the *stored* size."""
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
@@ -184,7 +184,7 @@ def check_plain(obj: Any, what: str = "config") -> Any:
 def check_tensor_bytes(obj: Any, what: str, limit: int | None = None) -> int:
     """The bytes the tensors in ``obj`` (a loaded file: dicts, lists and tuples of tensors) take once
     materialized, ``numel * element_size`` each; ``ValueError`` naming ``what``, the figure and the largest
-    tensor if more than ``limit`` (default :func:`ddz_env.files.max_load_bytes`, the bound on an agent file).
+    tensor if more than ``limit`` (default `ddz_env.files.max_load_bytes`, the bound on an agent file).
 
     The file bound alone does not bound memory: ``torch.save`` of ``torch.zeros(1).expand(2048, 2048)`` keeps
     its one-element storage, so a few-KB file holds tensors of any shape; they passed every shape check and
@@ -223,7 +223,7 @@ def check_tensor_bytes(obj: Any, what: str, limit: int | None = None) -> int:
 
 def config_of(checkpoint: dict) -> dict:
     """A checkpoint's ``"config"`` (the keyword arguments of its kind's constructor), ``{}`` if none;
-    ``ValueError`` if it is no dict or beyond the config limits (:func:`check_plain`)."""
+    ``ValueError`` if it is no dict or beyond the config limits (`check_plain`)."""
     cfg = checkpoint.get("config", {}) or {}
     if not isinstance(cfg, dict):
         raise ValueError(f"checkpoint 'config' must be a dict, got {type(cfg).__name__}")
@@ -355,7 +355,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
 
 
 def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None:
-    """Write a checkpoint ``{"agent": agent, **content}`` that :func:`load` reads back; whole or not at
+    """Write a checkpoint ``{"agent": agent, **content}`` that `load` reads back; whole or not at
     all (a temporary file, then ``os.replace``), an ``OSError`` if it cannot be written."""
     from ddz_env.files import write_binary
 

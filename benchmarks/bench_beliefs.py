@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import numpy as np  # noqa: E402
 
+from agents._entry import plain  # noqa: E402
 from ddz_env import Game, Phase  # noqa: E402
 from ddz_env.beliefs import sample_deal_arrays, sample_deals, sample_hidden  # noqa: E402
 from ddz_env.observation import observe_game  # noqa: E402
@@ -56,7 +57,7 @@ def timed(f, repeats: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=plain(__doc__.split("\n\n")[0]))
     ap.add_argument("--n", type=int, default=1000, help="deals drawn per call")
     ap.add_argument("--repeats", type=int, default=50, help="calls timed per figure")
     ap.add_argument("--seed", type=int, default=0, help="the random hand")

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import torch  # noqa: E402
 
 from agents import load  # noqa: E402
+from agents._entry import plain  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.search.agent import SearchAgent  # noqa: E402
 
@@ -44,7 +45,7 @@ def budgets(text: str) -> list[tuple[int, int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=plain(__doc__.splitlines()[0]))
     ap.add_argument("--base", default="pretrained", help="the base agent (an agents.load spec)")
     ap.add_argument("--budgets", default="8x3,16x4", help="SxC,...: samples x candidates per decision")
     ap.add_argument("--opponents", default="pretrained,rule", help="comma-separated agent specs")

@@ -142,7 +142,9 @@ def measure(spec: str, duration: float, overrides: list[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from agents._entry import plain  # (here: a worker process imports this module, then a worktree's agents)
+
+    ap = argparse.ArgumentParser(description=plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of training per config")
     ap.add_argument("--configs", nargs="+", default=[DOUZERO, "default", "douzero"],
                     help=f"configs to time, in order ({DOUZERO!r}: DouZero's own trainer; WORKTREE/NAME: another "

@@ -256,7 +256,9 @@ def table(results: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
+    from agents._entry import plain
+
+    ap = argparse.ArgumentParser(description=plain(__doc__.splitlines()[0]), epilog=plain(__doc__),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=60.0, help="wall time of each training run (default 60)")
     ap.add_argument("--deals", type=int, default=1000, help="deals of each match, each played both ways (default 1000)")

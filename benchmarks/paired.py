@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from agents._entry import plain  # noqa: E402
 from agents.evaluation import stats  # noqa: E402
 
 
@@ -42,7 +43,7 @@ def paired(a: dict, b: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=plain(__doc__.splitlines()[0]))
     p.add_argument("a", help="evaluate.py --out JSON of the first agent")
     p.add_argument("b", help="evaluate.py --out JSON of the second (the difference is b - a)")
     args = p.parse_args(argv)

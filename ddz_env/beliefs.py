@@ -1,9 +1,9 @@
 """Deals consistent with what a seat knows, drawn exactly (no rejection) and seeded.
 
 A seat at a decision sees its own cards, the public history and the counts of every hand
-(R21); the rest of the deal is hidden. :func:`sample_deals` draws whole deals
-(:class:`~ddz_env.rules.Deal`) that, replayed with the public history (:func:`replay`), give the
-seat exactly its observation planes and legal mask at that decision; :func:`sample_hidden`
+(R21); the rest of the deal is hidden. `sample_deals` draws whole deals
+(`ddz_env.rules.Deal`) that, replayed with the public history (`replay`), give the
+seat exactly its observation planes and legal mask at that decision; `sample_hidden`
 draws the hidden part from the seat's observation planes alone (what an agent gets, R21).
 
 What the draws honour, ruling by ruling:
@@ -197,7 +197,7 @@ def hidden_of_game(game, seat) -> Hidden:
 
 def hidden_of_planes(planes) -> Hidden:
     """The hidden places of the seat whose observation ``planes`` (29, 4, 15) are (see
-    :func:`sample_hidden`). The R13 caps come from the plays in the planes' history (the last
+    `sample_hidden`). The R13 caps come from the plays in the planes' history (the last
     ``HISTORY`` plays); ``ValueError`` for planes that are no observation of a hand in progress."""
     p = np.asarray(planes)
     if p.shape != OBS_SHAPE and p.shape != (int(np.prod(OBS_SHAPE)),):
@@ -249,7 +249,7 @@ def _split_weights(hidden: Hidden, r: int, prior: str) -> tuple[np.ndarray, np.n
 
 def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: str = "deck") -> np.ndarray:
     """(B, n, P, 15) int8: the hidden cards each place holds, ``n`` exact draws for each of B tables
-    (``hidden``: :class:`Hidden` fields stacked, B leading; the same number P of places), all
+    (``hidden``: `Hidden` fields stacked, B leading; the same number P of places), all
     tables and draws at once (see the module doc).
 
     Backward pass, rank 14 down to 0: ``tail[b, k]`` is table b's total weight of the ways to deal
@@ -305,7 +305,7 @@ def draw_hidden_batch(hidden: Hidden, n: int, rng: np.random.Generator, prior: s
 
 
 def draw_hidden(hidden: Hidden, n: int, rng: np.random.Generator, prior: str = "deck") -> np.ndarray:
-    """(n, P, 15) int8: :func:`draw_hidden_batch` for one table."""
+    """(n, P, 15) int8: `draw_hidden_batch` for one table."""
     return draw_hidden_batch(Hidden(*(np.asarray(f)[None] for f in hidden)), n, rng, prior)[0]
 
 
@@ -313,7 +313,7 @@ def draw_hidden(hidden: Hidden, n: int, rng: np.random.Generator, prior: str = "
 def sample_deal_arrays(game, seat, n, seed=None, prior: str = "deck") -> tuple[np.ndarray, np.ndarray]:
     """``n`` deals consistent with what ``seat`` knows at ``game``'s current decision, as arrays:
     ``(hands (n, 3, 15), bottoms (n, 15))`` int8, the hands as dealt (absolute seats; ``hands[:, seat]``
-    is the seat's own hand as dealt). The vectorized core of :func:`sample_deals` (see the module doc
+    is the seat's own hand as dealt). The vectorized core of `sample_deals` (see the module doc
     for the constraints and the distribution). ``seed``: an int, a ``numpy.random.Generator`` or None.
     ``ValueError`` naming a bad ``n``, ``seat``, ``seed`` or ``prior``, or a hand that is over; nothing
     is drawn from a given generator then."""
@@ -335,8 +335,8 @@ def sample_deal_arrays(game, seat, n, seed=None, prior: str = "deck") -> tuple[n
 
 
 def sample_deals(game, seat, n, seed=None, prior: str = "deck") -> list[Deal]:
-    """``n`` :class:`~ddz_env.rules.Deal` consistent with what ``seat`` knows at ``game``'s current
-    decision: each, replayed with the public history (:func:`replay`), gives the seat exactly its
+    """``n`` `ddz_env.rules.Deal` consistent with what ``seat`` knows at ``game``'s current
+    decision: each, replayed with the public history (`replay`), gives the seat exactly its
     observation planes and legal mask. The first bidder is the game's; with bidding off each
     deal's ``landlord`` is the game's (as ``Game.initial_deal``). Drawn exactly from the
     distribution the module doc defines (``prior``); seeded by ``seed`` (an int, a Generator)."""
@@ -359,7 +359,7 @@ def sample_hidden(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray
     the revealed one (repeated) once shown (R7).
 
     While every four-with-two is still among the planes' last ``HISTORY`` plays these are the
-    draws of :func:`sample_deal_arrays` (the same seed gives the same hidden cards); an older one
+    draws of `sample_deal_arrays` (the same seed gives the same hidden cards); an older one
     no longer caps its player's cards (R13: the planes do not carry it), so then the support can
     be larger than the game's.
     ``ValueError`` naming what is wrong with the planes, ``n``, ``seed`` or ``prior``."""
@@ -377,7 +377,7 @@ def sample_hidden(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray
 
 
 def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.ndarray, np.ndarray]:
-    """:func:`sample_hidden` for the views of B tables at once (``planes`` (B, 29, 4, 15), e.g.
+    """`sample_hidden` for the views of B tables at once (``planes`` (B, 29, 4, 15), e.g.
     ``VectorDouDizhu.observe(seats)``): ``(hands (B, n, 2, 15), bottoms (B, n, 15))`` int8, each
     table's draws from the same distribution as ``sample_hidden(planes[b], n)``, all drawn together
     (one pass for the tables in play, one for those before the reveal). Every table is checked
@@ -416,8 +416,8 @@ def seat_history(game, seat) -> list[tuple[int, int]]:
 
 
 def replay(deal, game, seat):
-    """A fresh :class:`~ddz_env.game.Game` of ``deal`` (same rules as ``game``) stepped through
-    ``game``'s history as ``seat`` knows it (:func:`seat_history`); a hidden doubling choice is
+    """A fresh `ddz_env.game.Game` of ``deal`` (same rules as ``game``) stepped through
+    ``game``'s history as ``seat`` knows it (`seat_history`); a hidden doubling choice is
     replayed as "no double" (it shows in no plane until both farmers chose, so either gives the
     seat the same view). Raises ``IllegalActionError`` if the deal cannot replay the history."""
     g = Game.from_deal(Deal.of(deal), rules=game.rules)

@@ -94,13 +94,13 @@ def _seat_of(agent: str) -> int:
 
 def env(**kwargs) -> AECEnv:
     """The environment with the checks of PettingZoo's classic wrapper stack (illegal move: -1 and
-    the hand ends), in one layer: :class:`~ddz_env.classic.ClassicWrapper`."""
+    the hand ends), in one layer: `ddz_env.classic.ClassicWrapper`."""
     return ClassicWrapper(raw_env(**kwargs), illegal_reward=-1)
 
 
 def stock_env(**kwargs) -> AECEnv:
-    """``raw_env`` in PettingZoo's own three wrappers (what :func:`env` returned up to 0.1.0): the
-    reference :class:`~ddz_env.classic.ClassicWrapper` is tested against, and a fallback."""
+    """``raw_env`` in PettingZoo's own three wrappers (what `env` returned up to 0.1.0): the
+    reference `ddz_env.classic.ClassicWrapper` is tested against, and a fallback."""
     return stock_wrappers(raw_env(**kwargs))
 
 
@@ -328,7 +328,7 @@ class raw_env(AECEnv, EzPickle):
 
     def sample_deals(self, agent: str, n: int, seed: int | np.random.Generator | None = None,
                      prior: str = "deck") -> list[Deal]:
-        """``n`` deals consistent with what ``agent`` knows now (:func:`ddz_env.beliefs.sample_deals`):
+        """``n`` deals consistent with what ``agent`` knows now (`ddz_env.beliefs.sample_deals`):
         replayed with the public history each gives ``agent`` exactly its observation and mask.
         ``ValueError`` for an unknown agent, a bad ``n`` or a hand that is over."""
         return sample_deals(self._game("sample_deals"), _seat_of(agent), n, seed, prior)

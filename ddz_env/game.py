@@ -48,11 +48,11 @@ def _rules_and_landlord(rules, landlord) -> tuple[Rules, int | None]:
 
 
 class Game:
-    """State of one hand. Build with :meth:`deal` (seeded) or :meth:`from_deal` (a :class:`~ddz_env.rules.Deal`
-    or given cards); :attr:`initial_deal` is the hand's ``Deal``.
+    """State of one hand. Build with `deal` (seeded) or `from_deal` (a `ddz_env.rules.Deal`
+    or given cards); `initial_deal` is the hand's ``Deal``.
 
     Seats are 0, 1, 2 and play passes from seat s to seat (s + 1) % 3. ``rules``
-    (:class:`~ddz_env.rules.Rules`, a preset name or fields; default the rulebook) says which
+    (`ddz_env.rules.Rules`, a preset name or fields; default the rulebook) says which
     phases the hand has. With ``rules.bidding`` off the hand starts with ``landlord`` (default:
     the first bidder) as landlord at bid 1 (the DouZero/RLCard setting); a ``landlord`` with
     bidding on is an error.
@@ -132,7 +132,7 @@ class Game:
 
     @classmethod
     def from_deal(cls, hands, bottom=None, first_bidder: int = 0, **kwargs) -> "Game":
-        """A hand of a :class:`~ddz_env.rules.Deal` (or anything ``Deal.of`` reads: a ``(hands, bottom,
+        """A hand of a `ddz_env.rules.Deal` (or anything ``Deal.of`` reads: a ``(hands, bottom,
         first_bidder)`` tuple, a dict), or of given cards: three 17-card hands and 3 bottom cards
         (strings or counts) and the first bidder. A deal's ``landlord`` is used unless ``landlord``
         is given."""
@@ -161,7 +161,7 @@ class Game:
 
     @property
     def initial_deal(self) -> Deal:
-        """The hand's :class:`~ddz_env.rules.Deal` (its ``landlord`` set when bidding is off)."""
+        """The hand's `ddz_env.rules.Deal` (its ``landlord`` set when bidding is off)."""
         return Deal._trusted(self.initial_hands, self.bottom, self.first_bidder,
                              None if self.rules.bidding else self.landlord)
 
@@ -222,7 +222,7 @@ class Game:
 
     def public_history(self) -> list[tuple[int, int]]:
         """The history as every player may see it: a doubling choice is ``HIDDEN`` until both are made
-        (R5; decided by :func:`ddz_env.observation.public_history`)."""
+        (R5; decided by `ddz_env.observation.public_history`)."""
         return public_history(self.history, self.doubles_revealed)
 
     # ------------------------------------------------------------------ transitions

@@ -7,16 +7,16 @@ matter), which lets ``legal.py`` answer with a (groups x groups) table.
 
 Id 0 is the pass. Arrays (index = move id):
 
-============================  =====================================================
-``MOVE_COUNTS`` (N, 15) int8    cards of each rank the move uses
-``MOVE_TYPE`` (N,) int8         a :class:`MoveType`
-``MOVE_LENGTH`` (N,) int8       chain length (distinct body ranks); 1 for non-chains
-``MOVE_RANK`` (N,) int8         main rank: lowest body rank (-1 for pass)
-``MOVE_KICKERS`` (N, 15) int8   the kicker (wing) cards of each rank
-``MOVE_NCARDS`` (N,) int8       total cards
-``MOVE_BITS`` (N,) uint64       thermometer code of ``MOVE_COUNTS`` (see ``thermometer``)
-``MOVE_GROUP`` (N,) int32       index of the move's body group
-============================  =====================================================
+| array | shape, dtype | content |
+|---|---|---|
+| `MOVE_COUNTS` | (N, 15) int8 | cards of each rank the move uses |
+| `MOVE_TYPE` | (N,) int8 | a `MoveType` |
+| `MOVE_LENGTH` | (N,) int8 | chain length (distinct body ranks); 1 for non-chains |
+| `MOVE_RANK` | (N,) int8 | main rank: lowest body rank (-1 for pass) |
+| `MOVE_KICKERS` | (N, 15) int8 | the kicker (wing) cards of each rank |
+| `MOVE_NCARDS` | (N,) int8 | total cards |
+| `MOVE_BITS` | (N,) uint64 | thermometer code of `MOVE_COUNTS` (see `thermometer`) |
+| `MOVE_GROUP` | (N,) int32 | index of the move's body group |
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ below is decided in one place (RULES.md lists, per ruling, the function that dec
 per-play step (R8, R17: which moves beat which, who leads, who went out) stays as two declared
 twins, ``Game._play`` and ``VectorDouDizhu._play``, each naming the other: the batched one updates
 B hands with array ops, and routing the scalar engine through arrays costs it several times
-its speed. Scores, and finishing a hand, are :mod:`ddz_env.scoring` (R18, R19).
+its speed. Scores, and finishing a hand, are `ddz_env.scoring` (R18, R19).
 
 =====================  =====================================================================
 function               ruling
@@ -81,7 +81,7 @@ def role_of(seat, landlord):
 
 
 def as_seat(value, what: str = "seat") -> int:
-    """``value`` as a seat 0, 1 or 2 (an integer, as :func:`cards.as_id` reads one); ``ValueError``
+    """``value`` as a seat 0, 1 or 2 (an integer, as `cards.as_id` reads one); ``ValueError``
     naming ``what`` and the value otherwise (a float such as 1.0 or 1.5 is no seat, nor a string)."""
     try:
         s = as_id(value, what)
@@ -161,7 +161,7 @@ class Rules:
 
     @property
     def name(self) -> str:
-        """The preset's name, else the spec string that :meth:`of` reads back."""
+        """The preset's name, else the spec string that `of` reads back."""
         for key, preset in PRESETS.items():
             if preset == self:
                 return key
@@ -182,13 +182,13 @@ RULEBOOK = PRESETS["rulebook"]
 @dataclass(frozen=True, eq=False)
 class Deal:
     """One deal: the three hands (3, 15) and the bottom (15,) as read-only int8 counts (R1, R2:
-    checked by :func:`check_deals`), the first bidder, and ``landlord``: the fixed landlord of a
+    checked by `check_deals`), the first bidder, and ``landlord``: the fixed landlord of a
     hand without bidding (``None``: the first bidder is landlord then; with bidding it must be None).
 
-    The one deal value: :func:`deal_hand` deals one, ``Game.from_deal`` / ``Game.initial_deal``,
+    The one deal value: `deal_hand` deals one, ``Game.from_deal`` / ``Game.initial_deal``,
     ``VectorDouDizhu.load_deals`` / ``deal_of``, the AEC env's ``options["deal"]``, hand records
     and the arena take or give it. Built from card strings or counts (``Deal(hands, bottom,
-    first_bidder)``) or by :meth:`of` from any old shape. For old callers it unpacks as the tuple
+    first_bidder)``) or by `of` from any old shape. For old callers it unpacks as the tuple
     ``(hands, bottom, first_bidder)`` that ``deal_hand`` returned, and reads as the dict that
     ``deal_of`` returned (``d["hands"]``, ``d.get("landlord")``).
     """
@@ -284,7 +284,7 @@ class Deal:
 
 
 def deal_hand(rng: np.random.Generator) -> Deal:
-    """A :class:`Deal`: the cards (R1), then the first bidder drawn from the same generator (always
+    """A `Deal`: the cards (R1), then the first bidder drawn from the same generator (always
     drawn, so the stream never depends on options). Unpacks as ``hands (3, 15), bottom (15,),
     first_bidder``.
 
@@ -342,7 +342,7 @@ def legal_choices(phase, top):
     (``BID_ACTIONS``, ``DOUBLE_ACTIONS``, ``REDOUBLE_ACTIONS`` in id order), when the phase is ``phase``
     and the top bid so far is ``top`` (0..3; 0: nobody bid yet). In the bidding, pass or any bid above
     ``top``; in the doubling, double or not; in the redouble, redouble or not; nothing in play (its
-    legal moves are :mod:`ddz_env.legal`'s) or once over. Scalars or arrays; the one place these
+    legal moves are `ddz_env.legal`'s) or once over. Scalars or arrays; the one place these
     sets are decided (``Game.legal_actions``, ``Game.is_legal`` and ``VectorDouDizhu`` read it)."""
     if np.ndim(phase) == 0 and np.ndim(top) == 0:
         return LEGAL_CHOICES[phase, top]
@@ -351,7 +351,7 @@ def legal_choices(phase, top):
 
 
 def legal_bids(top: int) -> np.ndarray:
-    """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet), from :func:`legal_choices`."""
+    """R3: the legal bid ids when the top bid so far is ``top`` (0: nobody bid yet), from `legal_choices`."""
     return FIRST_CHOICE + np.flatnonzero(legal_choices(Phase.BID, int(top)))
 
 

@@ -1,14 +1,11 @@
 """The rulebook score (R18, R19) as pure functions; scalars or arrays alike.
 
-=========================  ==============================================================
-function                   ruling
-=========================  ==============================================================
-``multiplier_exponents``   R19: each farmer's exponent n_i
-``spring_flags``           R18: spring and anti-spring
-``hand_scores``            R19: every seat's signed score
-``finish_hand``            R17-R19: a hand that ended, finished: the spring flags, then the
-                           scores (``Game._finish`` and ``VectorDouDizhu.step`` both call it)
-=========================  ==============================================================
+| function | ruling |
+|---|---|
+| `multiplier_exponents` | R19: each farmer's exponent n_i |
+| `spring_flags` | R18: spring and anti-spring |
+| `hand_scores` | R19: every seat's signed score |
+| `finish_hand` | R17-R19: a hand that ended, finished: the spring flags, then the scores (`Game._finish` and `VectorDouDizhu.step` both call it) |
 """
 from __future__ import annotations
 
@@ -59,8 +56,8 @@ def finish_hand(winner, landlord, moves_made, bid, doubled, redoubled, bombs, ro
 
     ``moves_made`` (..., 3) counts each seat's plays (passes excluded); ``doubled`` (..., 3) bool
     (False for the landlord); the others broadcast over the leading axes. R17: a farmer going out
-    wins for both farmers; R18: the spring flags from the plays (:func:`spring_flags`); R19: the
-    scores (:func:`hand_scores`). The one place a hand is finished: ``Game._finish`` and
+    wins for both farmers; R18: the spring flags from the plays (`spring_flags`); R19: the
+    scores (`hand_scores`). The one place a hand is finished: ``Game._finish`` and
     ``VectorDouDizhu.step`` both call it."""
     landlord = np.asarray(landlord, dtype=np.int64)
     moves_made = np.asarray(moves_made, dtype=np.int64)

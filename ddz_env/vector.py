@@ -1,6 +1,6 @@
 """A batch of B independent hands as numpy arrays, stepped together.
 
-:class:`VectorDouDizhu` (alias :data:`VectorEnv`) holds B hands ("slots"). Every hand
+`VectorDouDizhu` (alias `VectorEnv`) holds B hands ("slots"). Every hand
 has exactly one seat to act (``current_player[b]``); ``step(actions)`` takes one
 action id per hand, from that seat, advances every hand at once (vectorized per
 phase, no loop over hands), and deals a new hand in every slot whose hand ended
@@ -8,7 +8,7 @@ phase, no loop over hands), and deals a new hand in every slot whose hand ended
 ids and the same observation planes, from the same rules core:
 
 * play legality from ``legal.py``: leads through ``legal_ids_batch``; responses
-  through :func:`legal.response_ids_batch`, the same algorithm on legal.py's own tables
+  through `legal.response_ids_batch`, the same algorithm on legal.py's own tables
   restricted to the ~20 body groups that can beat the move on the table (tests
   check it equals ``legal_ids_batch``); bids, doubles and redoubles from
   ``rules.legal_choices``, as ``Game.legal_actions``;
@@ -16,7 +16,7 @@ ids and the same observation planes, from the same rules core:
 * planes from ``observation.observe_batch`` (the public view of B hands, R5 and R21, beside
   ``observe_game``; tests check both against each other).
 
-Returned by ``reset`` and ``step``, the observation dict::
+Returned by ``reset`` and ``step``, the observation dict:
 
     observation     (B, 29, 4, 15) int8   the acting seat's view (None with observe=False)
     legal_rows      (M,) int64            compact legal sets, sorted by row then id:
@@ -36,7 +36,7 @@ a void hand), as the AEC env gives them (``reward="score"``: the R19 score times
 ``reward_scale``; ``"win"``: +-reward_scale by side). ``done[b]``: hand b ended on
 this step (void hands included); its slot already holds a new hand and ``obs`` is the
 new hand's first observation. ``info`` holds each ended hand's summary (absolute seats;
-zeros / -1 / False in the rows of hands that did not end)::
+zeros / -1 / False in the rows of hands that did not end):
 
     final_scores  (B, 3) int64   the raw R19 scores
     void          (B,) bool      all three passed (R4)
@@ -121,7 +121,7 @@ def random_legal_actions(starts: np.ndarray, ids: np.ndarray, rng: np.random.Gen
 class VectorDouDizhu:
     """B independent hands of Dou Dizhu held in arrays and stepped together (see the module doc).
 
-    Options as the AEC env: ``rules`` (a :class:`~ddz_env.rules.Rules`, a preset name or fields;
+    Options as the AEC env: ``rules`` (a `ddz_env.rules.Rules`, a preset name or fields;
     with bidding off the drawn first bidder is the landlord at bid 1); ``reward`` is ``"score"``
     or ``"win"``, multiplied by ``reward_scale``.
     """
@@ -201,7 +201,7 @@ class VectorDouDizhu:
             T.make_landlord(self.state, slots, fb if lords is None else lords, self.rules.doubling)
 
     def deal_of(self, b: int) -> Deal:
-        """The :class:`~ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
+        """The `ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
         what ``Game.from_deal``, ``load_deals`` and the AEC env's ``options["deal"]`` take. (It reads as
         the dict this returned before: ``d["hands"]``, ``d.get("landlord")``.)"""
         st = self.state
@@ -210,7 +210,7 @@ class VectorDouDizhu:
                              None if self.rules.bidding else int(st.landlord[b]))
 
     def load_deal(self, b: int, hands, bottom=None, first_bidder: int = 0) -> dict[str, np.ndarray]:
-        """Replace slot b's hand by a fresh one: a :class:`~ddz_env.rules.Deal` (or what ``Deal.of`` reads),
+        """Replace slot b's hand by a fresh one: a `ddz_env.rules.Deal` (or what ``Deal.of`` reads),
         or the given cards (strings or counts) and first bidder; no generator draw.
 
         Returns the observation dict of the whole batch (hand b's entries are the new hand's).
@@ -226,7 +226,7 @@ class VectorDouDizhu:
         return self._obs_dict(True)
 
     def load_deals(self, slots, hands, bottoms=None, first_bidders=None) -> None:
-        """Fresh hands in ``slots`` (K,): ``load_deals(slots, deals)`` with K :class:`~ddz_env.rules.Deal`
+        """Fresh hands in ``slots`` (K,): ``load_deals(slots, deals)`` with K `ddz_env.rules.Deal`
         values (or what ``Deal.of`` reads), or from count arrays ``load_deals(slots, hands (K, 3, 15),
         bottoms (K, 15), first_bidders (K,))`` (with bidding off the first bidders are the landlords).
         No generator draw; no observation is built (call ``observe()``). ``ValueError`` naming the
@@ -246,7 +246,7 @@ class VectorDouDizhu:
     def load_view(self, slots, planes, hands, bottoms) -> None:
         """Put into ``slots`` (K,) the position one seat sees in ``planes`` with the cards it cannot see
         filled in (``hands`` (K, 2, 15) of the next and previous seats, ``bottoms`` (K, 15)): the observer
-        at seat 0 of every slot, on turn (:meth:`BatchState.load_view <ddz_env.batch.BatchState.load_view>`
+        at seat 0 of every slot, on turn (`BatchState.load_view`
         says what is read and how). ``ValueError`` naming what is wrong, nothing changed."""
         self.state.load_view(slots, planes, hands, bottoms)
         self._refresh_legal()
@@ -266,7 +266,7 @@ class VectorDouDizhu:
                 "rngs": [r.bit_generator.state for r in self._rngs], "fresh": bool(self._fresh)}
 
     def load_state_dict(self, state: dict) -> None:
-        """Continue from :meth:`state_dict` of an env of the same size; arrays may be numpy arrays or
+        """Continue from `state_dict` of an env of the same size; arrays may be numpy arrays or
         anything ``np.asarray`` reads (tensors). Checked first (names, shapes, number of
         generators): ``ValueError`` naming the first mismatch, and nothing is changed."""
         try:
@@ -441,10 +441,10 @@ class VectorDouDizhu:
         }
 
     # the state's arrays a player's loop reads through the env; the others are ``env.state.NAME``
-    # (:class:`ddz_env.batch.BatchState`)
+    # (`ddz_env.batch.BatchState`)
     @property
     def phase(self) -> np.ndarray:
-        """(B,) int8: each table's :class:`~ddz_env.rules.Phase` (``state.phase``, not a copy)."""
+        """(B,) int8: each table's `ddz_env.rules.Phase` (``state.phase``, not a copy)."""
         return self.state.phase
 
     @property

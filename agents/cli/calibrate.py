@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from .._entry import needs_installed
+from .._entry import needs_installed, plain
 
 with needs_installed("python -m agents.cli.calibrate", "agents.cli.calibrate", active=__name__ == "__main__"):
     import numpy as np
@@ -57,7 +57,7 @@ def collect(deals: int, seed: int, agent=None) -> tuple[np.ndarray, np.ndarray, 
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=plain(__doc__.splitlines()[0]))
     p.add_argument("--deals", type=int, default=6000)
     p.add_argument("--seed", type=int, default=12345)
     a = p.parse_args()

@@ -18,7 +18,7 @@ import csv
 import sys
 from pathlib import Path
 
-from .._entry import needs_installed
+from .._entry import needs_installed, plain
 
 #: (panel title, log.csv columns drawn in it) for the training-log panels
 LOG_PANELS = (
@@ -119,7 +119,7 @@ def compare(folders: list[Path], labels: list[str], out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None, prog: str = "ddz-compare") -> int:
-    first, _, rest = __doc__.partition("\n")
+    first, _, rest = plain(__doc__).partition("\n")
     p = argparse.ArgumentParser(prog=prog, description=first, epilog=rest.strip("\n"),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="run folders (two or more)")

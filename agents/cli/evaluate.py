@@ -32,7 +32,7 @@ import os
 import sys
 import time
 
-from agents._entry import command_line, needs_installed
+from agents._entry import command_line, needs_installed, plain
 
 with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate", active=__name__ == "__main__"):
     from ddz_env.files import folder_problem, write_failure, write_text
@@ -61,7 +61,7 @@ def format_table(res: dict) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
-    first, _, rest = __doc__.partition("\n")  # the title once, the rest of the doc page after the options
+    first, _, rest = plain(__doc__).partition("\n")  # the title once, the rest of the doc page after the options
     p = argparse.ArgumentParser(prog=prog, description=first,
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=rest.strip("\n"))
     spec = ("random, rule, pretrained, a run folder, a checkpoint path, or douzero:DIR[?bidder=SPEC] (DouZero's "

@@ -25,7 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from agents._entry import needs_installed
+from agents._entry import needs_installed, plain
 
 with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__name__ == "__main__"):
     from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
@@ -36,7 +36,7 @@ with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__
 def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
     epilog = (config_help() + "\n\nA library learner's config (algo: sb3, tianshou, torchrl or rllib) has these keys "
               "instead:\n" + LIBRARY_SCHEMA.help().split("\n", 1)[1])
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__, epilog=epilog,
+    ap = argparse.ArgumentParser(prog=prog, description=plain(__doc__), epilog=plain(epilog),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", metavar="NAME_OR_PATH",
                     help=f"a shipped config ({', '.join(available_configs())}) or a YAML file")

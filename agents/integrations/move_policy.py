@@ -3,34 +3,31 @@
 Every library sees the env's standard interface: observation planes ``(29, 4, 15)`` and a
 mask over the flat ``Discrete(24648)`` action space. An MLP with 24,648 output logits over
 the planes learns next to nothing here (most ids are never legal, and the logit of an id
-knows nothing of the cards it plays). :class:`MoveScoringPolicy` scores only the legal
+knows nothing of the cards it plays). `MoveScoringPolicy` scores only the legal
 moves, each from its own features, as the DMC agent does (``agents/dmc/model.py``):
 
-==================  =====================================================================
-state encoder       an MLP over the 1,740 plane cells, run once per decision (one network
-                    per role in play and one for bidding, chosen by the status plane, as
-                    DMC's four networks: ``NET_NAMES``)
-move features       from the fixed move table: the move's 60-cell card plane, its type,
-                    the bid / double / redouble choice; with ``hand_after`` also what the
-                    move leaves in hand (thermometer plane and card count)
-score               an MLP over (state part + move part) per legal move, divided by
-                    ``temperature``: the move's logit
-logits              the scores scattered into ``(B, 24648)``; illegal ids get ``fill``
-                    (``-inf`` by default, or a library's own masking value)
-value               a linear head on the state encoding (actor-critic learners)
-==================  =====================================================================
+- **state encoder**: an MLP over the 1,740 plane cells, run once per decision (one network per role
+  in play and one for bidding, chosen by the status plane, as DMC's four networks: `NET_NAMES`)
+- **move features**: from the fixed move table: the move's 60-cell card plane, its type, the bid /
+  double / redouble choice; with `hand_after` also what the move leaves in hand (thermometer plane
+  and card count)
+- **score**: an MLP over (state part + move part) per legal move, divided by `temperature`: the
+  move's logit
+- **logits**: the scores scattered into `(B, 24648)`; illegal ids get `fill` (`-inf` by default, or
+  a library's own masking value)
+- **value**: a linear head on the state encoding (actor-critic learners)
 
 Rows with different numbers of legal moves batch together: the legal set is read from the
 mask once (``nonzero``), every candidate of every row is scored in one pass per network.
 
-The trunk has DMC's layout, so :meth:`MoveScoringPolicy.from_dmc` starts it from a DMC
+The trunk has DMC's layout, so `MoveScoringPolicy.from_dmc` starts it from a DMC
 checkpoint (``"pretrained"``, a run folder, a ``.pt``): its logits are the DMC agent's
 Q-values over ``temperature``, and a library can fine-tune our agent.
 
-Trained policies are saved with :func:`save_policy` into the one export format every adapter
+Trained policies are saved with `save_policy` into the one export format every adapter
 writes (a ``torch.save`` dict of tensors and plain containers, agent kind ``"movescore"``),
-which :func:`agents.load` reads with ``weights_only=True`` and seats as a
-:class:`MoveScoringAgent` (greedy: the legal move with the highest logit) in ``evaluate.py``,
+which `agents.load` reads with ``weights_only=True`` and seats as a
+`MoveScoringAgent` (greedy: the legal move with the highest logit) in ``evaluate.py``,
 the league, ``ddz-play`` and the web page.
 """
 from __future__ import annotations
@@ -63,7 +60,7 @@ _PLANE = 60  # cells of one channel (4 x 15)
 
 def net_of_planes(x: torch.Tensor) -> torch.Tensor:
     """(B,) int64 network of each row of (B, 1740) planes: the seat's role (0 landlord, 1 farmer after it,
-    2 farmer before it) in the play phase, :data:`BIDDING_NET` (3) before it. The status plane's phase
+    2 farmer before it) in the play phase, `BIDDING_NET` (3) before it. The status plane's phase
     and role cells as ``ddz_env.readers.read_status`` reads them, in torch."""
     status = x[:, CH_STATUS * _PLANE:(CH_STATUS + 1) * _PLANE].reshape(-1, 4, 15)
     phase = status[:, 0, :len(Phase)].argmax(dim=1)
@@ -100,14 +97,14 @@ def gumbel_sample(logits: torch.Tensor, sample_shape: Sequence[int] = ()) -> tor
     """Draws from the categorical of ``logits`` (..., N) (``-inf`` at ids never drawn) by the Gumbel-max
     trick, of shape ``sample_shape + logits.shape[:-1]``: the same distribution as ``torch.multinomial``
     on the softmax, which over 24,648 ids costs five times as much (2 against 10 ms for 16 rows, one
-    thread). The libraries' masked categoricals sample through it (:class:`GumbelCategorical`)."""
+    thread). The libraries' masked categoricals sample through it (`GumbelCategorical`)."""
     logits = logits.expand(torch.Size(sample_shape) + logits.shape)
     u = torch.rand_like(logits).clamp_(min=torch.finfo(logits.dtype).tiny)
     return (logits - (-u.log()).log()).argmax(-1)
 
 
 class GumbelCategorical(torch.distributions.Categorical):
-    """``torch.distributions.Categorical`` drawn by :func:`gumbel_sample` (Tianshou's ``dist_fn``)."""
+    """``torch.distributions.Categorical`` drawn by `gumbel_sample` (Tianshou's ``dist_fn``)."""
 
     def sample(self, sample_shape: Sequence[int] = ()) -> torch.Tensor:
         return gumbel_sample(self.logits, sample_shape)
@@ -118,7 +115,7 @@ class CandidateCategorical(torch.distributions.Categorical):
     candidates padded to the row with the most (K, not 24,648), ``ids`` (B, K) their action ids, ``valid``
     (B, K) which slots hold a move. ``sample``/``mode`` return action ids, ``log_prob`` takes them, so a
     library's PPO sees the same actions as with the dense mask at a fraction of the cost
-    (:meth:`MoveScoringPolicy.candidates`). A ``Categorical`` over the K slots otherwise (its ``probs``)."""
+    (`MoveScoringPolicy.candidates`). A ``Categorical`` over the K slots otherwise (its ``probs``)."""
 
     def __init__(self, logits: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor):
         super().__init__(logits=logits.masked_fill(~valid, -torch.inf), validate_args=False)
@@ -151,7 +148,7 @@ class MoveScoringPolicy(nn.Module):
         head_layers: the per-move scoring MLP's widths (``[256, 128]``).
         hand_after: add what each move leaves in hand to its features (DMC's ``action_features:
             hand_after``, its largest measured gain).
-        temperature: logits are scores / temperature (1.0 from scratch; :meth:`from_dmc` uses a small
+        temperature: logits are scores / temperature (1.0 from scratch; `from_dmc` uses a small
             one so that the softmax starts close to the DMC agent's greedy choice).
 
     ``forward(obs, mask)`` takes planes ``(B, 29, 4, 15)`` or ``(B, 1740)`` of any dtype and a mask
@@ -234,7 +231,7 @@ class MoveScoringPolicy(nn.Module):
 
     def candidates(self, obs: torch.Tensor, mask: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(logits (B, K), ids (B, K), valid (B, K), value (B,))``: each row's legal moves only, padded to
-        the longest legal set of the batch (:class:`CandidateCategorical`'s inputs; no 24,648-wide row)."""
+        the longest legal set of the batch (`CandidateCategorical`'s inputs; no 24,648-wide row)."""
         rows, ids = legal_pairs(mask, obs.shape[0])
         rows, ids = rows.to(obs.device), ids.to(obs.device)
         scores, value = self.score_legal(obs, rows, ids)
@@ -289,7 +286,7 @@ class MoveScoringPolicy(nn.Module):
     @classmethod
     def from_dmc(cls, spec: Any = "pretrained", temperature: float = 0.05) -> "MoveScoringPolicy":
         """A policy whose trunk and move scores are a DMC checkpoint's (``"pretrained"``, a run folder,
-        a checkpoint path, or a :class:`~agents.dmc.model.DMCModel`): logits = Q / ``temperature``.
+        a checkpoint path, or a `agents.dmc.model.DMCModel`): logits = Q / ``temperature``.
         The value head starts at zero. ``ValueError`` for a DMC model of another layout (an LSTM,
         a decomposed head)."""
         from ..dmc.model import DMCModel
@@ -317,7 +314,7 @@ class MoveScoringPolicy(nn.Module):
 # ---------------------------------------------------------------------- the export format
 def save_policy(policy: MoveScoringPolicy, path: str | os.PathLike, *, library: str = "", steps: int = 0,
                 **info: Any) -> None:
-    """Write ``policy`` as a ``"movescore"`` checkpoint that :func:`agents.load` seats (weights and plain
+    """Write ``policy`` as a ``"movescore"`` checkpoint that `agents.load` seats (weights and plain
     containers only). ``library``: who trained it (``"sb3"``, ``"torchrl"``...), ``steps``: its training
     steps, ``info``: any other plain facts (a config dict, the seed). Whole or not at all."""
     if not isinstance(policy, MoveScoringPolicy):
@@ -328,7 +325,7 @@ def save_policy(policy: MoveScoringPolicy, path: str | os.PathLike, *, library: 
 
 
 def policy_from_checkpoint(ck: dict, where: str = "checkpoint") -> MoveScoringPolicy:
-    """The :class:`MoveScoringPolicy` of a ``"movescore"`` checkpoint dict; ``ValueError`` naming ``where``
+    """The `MoveScoringPolicy` of a ``"movescore"`` checkpoint dict; ``ValueError`` naming ``where``
     and what is wrong (another action space or observation shape, sizes out of bounds, weights that do
     not fit the stated layers, non-finite weights). The sizes are checked before any network is built."""
     if ck.get("agent") != AGENT_KIND:
@@ -374,7 +371,7 @@ def _layer_rows(weights: dict, pattern: str) -> list[int]:
 
 
 def policy_from_weights(weights: dict, where: str = "weights", temperature: float = 1.0) -> MoveScoringPolicy:
-    """The :class:`MoveScoringPolicy` of a bare state dict (a library's own save of it: SB3's ``policy.pth``,
+    """The `MoveScoringPolicy` of a bare state dict (a library's own save of it: SB3's ``policy.pth``,
     an RLlib module's ``module_state.pt``), its layers read from the weights' shapes; then checked as a
     ``"movescore"`` checkpoint is (``ValueError`` naming ``where``)."""
     try:
@@ -391,14 +388,14 @@ def policy_from_weights(weights: dict, where: str = "weights", temperature: floa
 
 
 def load_policy(path: str | os.PathLike) -> MoveScoringPolicy:
-    """The :class:`MoveScoringPolicy` saved at ``path`` (a file from :func:`save_policy`)."""
+    """The `MoveScoringPolicy` saved at ``path`` (a file from `save_policy`)."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"move-scoring policy {os.fspath(path)!r} not found")
     return policy_from_checkpoint(read_checkpoint(path), repr(os.fspath(path)))
 
 
 class MoveScoringAgent(BatchAgent):
-    """A :class:`MoveScoringPolicy` at any seat, in every phase: the legal move with the highest logit
+    """A `MoveScoringPolicy` at any seat, in every phase: the legal move with the highest logit
     (deterministic). Uses only what its seat is given (R21): the planes and the legal ids."""
 
     def __init__(self, policy: MoveScoringPolicy, name: str = AGENT_KIND, threads: int | None = 1):

@@ -3,14 +3,14 @@
 It lives with the agents, above the rules core: the other seats are played by agents
 (``ddz_env`` never imports ``agents``).
 
-:class:`DouDizhuSeatEnv` puts a learner at one seat of the AEC environment
-(:class:`ddz_env.env.raw_env`); the two other seats are played by given agents
+`DouDizhuSeatEnv` puts a learner at one seat of the AEC environment
+(`ddz_env.env.raw_env`); the two other seats are played by given agents
 (``agents.load`` names or agent objects, default ``"random"``). What single-agent
 libraries (Stable-Baselines3, sb3-contrib's ``MaskablePPO``...) need:
 
 | Item          | Value |
 |---------------|-------|
-| Id            | ``gymnasium.make("ddz/DouDizhuSeat-v0", ...)`` after ``import agents`` (which calls :func:`register_gymnasium`) |
+| Id            | ``gymnasium.make("ddz/DouDizhuSeat-v0", ...)`` after ``import agents`` (which calls `register_gymnasium`) |
 | Observation   | ``Box(0, 1, (29, 4, 15), int8)``: the learning seat's planes (see ``ddz_env.env``) |
 | Action space  | ``Discrete(24648)``, the ids of ``ddz_env.env`` (bid, double, redouble and play) |
 | Mask          | ``env.action_masks()`` -> bool ``(24648,)``; also ``info["action_mask"]`` if ``mask_in_info`` |
@@ -81,7 +81,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
             sample unmasked actions).
         mask_in_info: also put the bool mask in ``info["action_mask"]``.
         reward, reward_scale, rules, spectator, render_mode: passed to
-            :class:`ddz_env.env.raw_env`.
+            `ddz_env.env.raw_env`.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -122,7 +122,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
     # ------------------------------------------------------------------ helpers
     @property
     def game(self):
-        """The :class:`ddz_env.game.Game` of the current hand."""
+        """The `ddz_env.game.Game` of the current hand."""
         return self.aec.game
 
     @property

@@ -28,6 +28,7 @@ from ddz_env.game import IllegalActionError
 from ddz_env.record import save
 from ddz_env.rules import Rules
 
+from .._entry import plain
 from .explain import NOTHING_BEATS_IT
 from .match import Match, said, spaced
 
@@ -162,8 +163,8 @@ def _tolerant_stdin() -> None:
 
 
 def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
-    ap = argparse.ArgumentParser(prog="ddz-play", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap = argparse.ArgumentParser(prog="ddz-play", description=plain(__doc__.split("\n\n")[0]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=plain(__doc__))
     ap.add_argument("--vs", default="rule",
                     help="the other seats' agents: one spec for both or two comma-separated (next seat first); "
                          "names (random, rule, pretrained), checkpoint paths or douzero:DIR[?bidder=SPEC] (DouZero's "

@@ -13,7 +13,7 @@ a play decision with more than one legal move, where it
 4. picks the candidate with the best mean rulebook score (R19) for its seat over the deals (the
    same deals for every candidate: paired, so their difference is measured with less noise), and
    BASE's own choice unless another is better by more than ``margin`` plus ``z`` standard errors of
-   the paired difference (:func:`better_than_base`).
+   the paired difference (`better_than_base`).
 
 Bids, doubles and redoubles are BASE's. Each decision draws from its own generator, seeded by the
 agent's ``seed`` and the decision's observation and legal set: the same seed gives the same
