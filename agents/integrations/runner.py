@@ -126,8 +126,15 @@ def evaluate_policy(cfg: LibraryConfig, policy: Path, steps: int, seconds: float
         lo, hi = a["score_ci95"]
         rows.append({"frames": steps, "time_s": round(seconds, 1), "opponent": opp, "mode": "duplicate",
                      "deals": cfg.eval_deals, **csv_values(a, "duplicate", digits=5)})
-        log.info("eval at %d steps vs %s: %+.3f [%+.3f, %+.3f] per hand", steps, opp, a["mean_score"], lo, hi)
+        # one deal has no interval (None): the line says the score alone (a None in %+.3f was a logging error)
+        ci = "" if lo is None or hi is None else f" [{lo:+.3f}, {hi:+.3f}]"
+        log.info("eval at %d steps vs %s: %+.3f%s per hand", steps, opp, a["mean_score"], ci)
     return rows
+
+
+def _number(text: str) -> float:
+    """An eval.csv cell as a number; an empty one (no interval: a one-deal evaluation) as NaN, not drawn."""
+    return float(text) if text not in ("", None) else float("nan")
 
 
 def plot_library_curve(run_dir: Path) -> bool:
@@ -144,7 +151,7 @@ def plot_library_curve(run_dir: Path) -> bool:
     evals, segs = _read(run_dir / "eval.csv"), _read(run_dir / "log.csv")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     for opp in dict.fromkeys(r["opponent"] for r in evals):
-        pts = sorted((int(r["frames"]), float(r["score"]), float(r["ci_lo"]), float(r["ci_hi"]))
+        pts = sorted((int(r["frames"]), float(r["score"]), _number(r["ci_lo"]), _number(r["ci_hi"]))
                      for r in evals if r["opponent"] == opp)
         x = [p[0] for p in pts]
         ax1.plot(x, [p[1] for p in pts], marker="o", label=f"vs {opp}")

@@ -191,3 +191,21 @@ def test_a_new_run_never_starts_in_a_folder_that_holds_one(tmp_path, fake, capsy
         err = capsys.readouterr().err
         assert "already holds a run (checkpoint.pt)" in err and f"--resume {run}" in err, err
     assert sorted(p.name for p in run.iterdir()) == ["checkpoint.pt"] and (run / "checkpoint.pt").read_bytes() == b"old"
+
+
+def test_a_one_deal_evaluation_has_no_interval_and_the_run_still_logs_and_draws_it(tmp_path, fake, caplog):
+    """bench_marl_learning runs each learner with eval_deals=1: one deal has no 95% interval (None), which
+    the evaluation's log line formatted as a number (a logging error) and the curve read as '' (no PNG)."""
+    import logging
+
+    from agents.cli.train import main
+
+    cfg = write_config(tmp_path, max_seconds=10.0, eval_deals=1)
+    run_dir = tmp_path / "run"
+    with caplog.at_level(logging.INFO, logger="ddz.train"):
+        assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 0
+    [row] = rows(run_dir / "eval.csv")
+    assert row["ci_lo"] == "" and row["ci_hi"] == ""
+    assert any("eval at 1000 steps vs random: " in r.getMessage() and "[" not in r.getMessage()
+               for r in caplog.records)
+    assert (run_dir / "learning_curve.png").stat().st_size > 1000
