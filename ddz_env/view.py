@@ -72,6 +72,7 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     if g.phase == Phase.PLAY and g.last_move != PASS:
         to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
     on_turn = seat is not None and g.current_player == seat and not over
+    worth = stake(g, seat)  # once: the outcome reads it too
     return {
         "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
         "your_turn": on_turn,
@@ -89,8 +90,8 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
         "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
         "over": bool(over),
         "result": record_of(g)["result"] if over else None,
-        "stake": stake(g, seat),
-        "outcome": outcome(g, seat) if over else None,
+        "stake": worth,
+        "outcome": _outcome(g, seat, worth) if over else None,
     }
 
 
@@ -144,15 +145,18 @@ def outcome(game: Game, seat: int | None) -> dict[str, Any] | None:
     spectator), ``line`` says who won, the seat's score and how it was made, from the game's scores:
     ``landlord wins: you -6 = bid 3 x 2 (you doubled)``.
     """
-    g = game
-    if not g.is_over:
-        return None
+    return _outcome(game, seat, None) if game.is_over else None
+
+
+def _outcome(g: Game, seat: int | None, st: dict[str, Any] | None) -> dict[str, Any]:
+    """:func:`outcome` of a finished hand, with its :func:`stake` for ``seat`` if already computed (``st``)."""
     if g.void:
         return {"headline": "Void hand", "line": "void hand: everyone passed (R4), no score", "side": None}
     lord = int(g.landlord)
     side = "farmers" if g.winner != lord else "landlord"
     who = "farmers win" if side == "farmers" else "landlord wins"
-    st = stake(g, seat)
+    if st is None:
+        st = stake(g, seat)
     lord_sum = st.get("sum") if side == "landlord" else f"-({st.get('sum')})"
     if seat is None:
         headline = who[0].upper() + who[1:]

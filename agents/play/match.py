@@ -30,16 +30,16 @@ from ddz_env.record import record_of
 from ddz_env.view import ROLE_NAMES, outcome, said, seat_view, spaced, stake
 
 from ..evaluation.arena import make_deal, seat_seed
-from ..base import Decisions, as_batch_agent, public_facts
+from ..base import Decisions, as_batch_agent
 from .explain import Refusal, parse_action, refuse
 
 def _agent_decisions(game: Game, seat: int, stream: int) -> Decisions:
-    """The decision of ``seat`` on turn, from the game's legal ids (no dense mask on the way)."""
+    """The decision of ``seat`` on turn, from the game's legal ids (no dense mask on the way); the phase and role
+    are the game's (what the planes' status plane says: ``Phase`` and ``Game.role``), not read back out of them."""
     planes = observe_game(game, seat)[None]
     legal = np.asarray(game.legal_actions(), np.int64)
-    phase, role = public_facts(planes)
-    return Decisions(planes, legal, np.array([0, legal.size], np.int64), phase, role, np.array([seat], np.int64),
-                     np.array([stream], np.int64))
+    return Decisions(planes, legal, np.array([0, legal.size], np.int64), np.array([int(game.phase)], np.int64),
+                     np.array([game.role(seat)], np.int64), np.array([seat], np.int64), np.array([stream], np.int64))
 
 
 @dataclass
@@ -100,9 +100,11 @@ class Match:
         except Exception as e:  # noqa: BLE001 - named with the seat and phase
             raise RuntimeError(f"agent {self.names[s]} failed at seat {s}, phase {g.phase.name}: "
                                f"{type(e).__name__}: {e}") from e
-        if not g.is_legal(a):
-            raise RuntimeError(f"agent {self.names[s]} chose illegal action {a} at seat {s}, phase {g.phase.name}")
-        g.step(a)
+        try:
+            g.step(a)  # checked there, once: an illegal action changes nothing
+        except IllegalActionError:
+            raise RuntimeError(f"agent {self.names[s]} chose illegal action {a} at seat {s}, "
+                               f"phase {g.phase.name}") from None
         if self.on_action is not None:
             self.on_action(s, a)
         return s, a
@@ -136,8 +138,11 @@ class Match:
         if g.current_player != seat:
             raise IllegalActionError(f"it is seat {g.current_player}'s turn, not seat {seat}'s")
         a = parse_action(action, g, words) if isinstance(action, str) else action
-        refuse(g, a)
-        g.step(a, seat=seat)
+        try:
+            g.step(a, seat=seat)  # legality checked there, once: an illegal action changes nothing
+        except IllegalActionError:
+            refuse(g, a)  # why, in words (only for a move refused)
+            raise
         return int(a)
 
     def legal_names(self) -> list[str]:

@@ -495,3 +495,40 @@ def test_the_operators_agents_are_seated_by_their_names_only_and_play(tmp_path):
             assert status == 400 and f"unknown agent {kind!r}" in r["error"], r
     finally:
         s.stop()
+
+
+def test_a_move_from_the_button_to_the_next_view_is_computed_once(server, monkeypatch):
+    """Each action of a POST is checked once (``Game.is_legal``: the person's move, then each agent's), each
+    view sent computes its stake once (the answer's ``view`` is its last step, not a second view; a finished
+    hand's outcome reads the view's stake) and no agent's phase or role is read back out of its planes (the
+    game holds them). The old server checked twice, built the last view twice (5 stakes for 2 views at the end)
+    and decoded the status plane once per agent action."""
+    from collections import Counter
+
+    import agents.base
+    import ddz_env.view
+    from ddz_env.game import Game
+
+    counts: Counter = Counter()
+
+    def spy(owner, name, key):
+        real = getattr(owner, name)
+
+        def counted(*args, **kwargs):
+            counts[key] += 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(owner, name, counted)
+
+    spy(Game, "is_legal", "legality")
+    spy(ddz_env.view, "stake", "stake")
+    spy(agents.base, "read_status", "planes read")
+    status, r = server.call("POST", "/api/games", {"seat": 0, "vs": ["rule", "random"], "seed": 0, "deal": 0})
+    assert status == 200 and counts["stake"] == len(r["steps"]) and counts["planes read"] == 0, counts
+    while not r["view"]["over"]:
+        counts.clear()
+        before = r["version"]
+        status, r = server.call("POST", f"/api/games/{r['id']}/action", {"action": r["view"]["legal"][-1],
+                                                                          "version": before})
+        assert status == 200, r
+        assert r["version"] - before == len(r["steps"])  # one view per action
+        assert counts == {"legality": len(r["steps"]), "stake": len(r["steps"])}, counts

@@ -3,9 +3,11 @@
     python -m agents.play.web [--port 8000] [--host 127.0.0.1] [--save-dir hands] [--replays DIR] [--agent NAME=SPEC ...]
 
 A FastAPI app serving one static page (``static/``: plain HTML, JS and CSS, no build step) and a
-small JSON API. The server holds the games; the browser gets only :func:`~agents.play.match.seat_view`
-of the person's seat, so secrecy is enforced here: during play no response carries another
-seat's cards or the bottom before its reveal. A hand's full record is served once it is over.
+small JSON API. The server holds the games (:class:`~agents.play.web.tables.Tables`: the page's state, with no
+HTTP in it; the routes here only read requests and turn its refusals into a status and ``{"error"}``); the
+browser gets only :func:`~agents.play.match.seat_view` of the person's seat, so secrecy is enforced here:
+during play no response carries another seat's cards or the bottom before its reveal. A hand's full record
+is served once it is over.
 
 ======================================  ==========================================================
 ``GET  /api/agents``                    the agent names a game can seat
@@ -61,40 +63,28 @@ or folders.
 """
 from __future__ import annotations
 
-import itertools
-import logging
 import errno
+import logging
 import os
 import socket
-import stat
 import sys
-import threading
-import time
-from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Union
+from typing import Union
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ddz_env.files import folder_problem, write_failure
-from ddz_env.game import IllegalActionError
-from ddz_env.record import RecordError, parse as parse_record, positions, save as save_record
-from ddz_env.rules import Rules
-
-from ...loader import load, registered
-from ..explain import Refusal
-from ..match import Match, seat_view
+from .tables import (MAX_GAMES, MAX_RECORD_BYTES, AgentFailure, BadRequest, Conflict, MoveRefused, NotFound,
+                     TableError, Tables, TooLarge, parsed, spectate)
 
 STATIC = Path(__file__).parent / "static"
-MAX_GAMES = 256  # games kept in memory; the oldest is dropped first
-#: a hand record's size limit (one is 2-4 KB; evaluate.py --save-replays writes them with indent 1)
-MAX_RECORD_BYTES = 1 << 20
 MAX_ERROR_CHARS = 1000  # an error text's length limit
+#: the HTTP status of each kind of refusal of the tables (a MoveRefused is a BadRequest: 400)
+STATUS = {BadRequest: 400, NotFound: 404, Conflict: 409, TooLarge: 413, AgentFailure: 500}
 log = logging.getLogger("agents.play.web")
 
 
@@ -111,7 +101,7 @@ class Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Union[int, str]
     # the answer's "version" the action was chosen in; strict: true or "3" is no version. Optional here only so
-    # that a missing one gets a plain sentence (act) rather than the validator's "Field required"
+    # that a missing one gets a plain sentence (Tables.act) rather than the validator's "Field required"
     version: Union[int, None] = Field(None, ge=0, strict=True)
 
 
@@ -123,35 +113,15 @@ class Watch(BaseModel):
     rules: str = "rulebook"
 
 
-def _error(status: int, message: str) -> HTTPException:
-    return HTTPException(status_code=status, detail=message)
+def _error_response(status: int, text: str, headers=None) -> JSONResponse:
+    if len(text) > MAX_ERROR_CHARS:  # (an error may quote what the client sent: not 100 KB of it)
+        text = text[:MAX_ERROR_CHARS] + "..."
+    return JSONResponse({"error": text}, status_code=status, headers=headers)
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters: errors quote what the client sent, not all of it."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "...'"
-
-
-def _rules(spec: str) -> Rules:
-    try:
-        return Rules.of(spec)
-    except (TypeError, ValueError) as e:
-        raise _error(400, str(e)) from None
-
-
-def _check_agents(agents: dict[str, str] | None) -> dict[str, str]:
-    """The operator's ``{name: spec}``: names are plain words, not a registered name; ``ValueError`` otherwise."""
-    out = {}
-    for name, spec in (agents or {}).items():
-        if not isinstance(name, str) or not name or any(c in name for c in "/\\:=?. ") or not isinstance(spec, str) \
-                or not spec:
-            raise ValueError(f"--agent NAME=SPEC: NAME is a plain word (no / \\ : = ? . or space) and SPEC an agent "
-                             f"spec, got {name!r}={spec!r}")
-        if name in registered():
-            raise ValueError(f"--agent {name}={spec}: {name!r} is already a registered agent; choose another name")
-        out[name] = spec
-    return out
+def status_of(error: TableError) -> int:
+    """The HTTP status of a refusal of the tables."""
+    return next((STATUS[kind] for kind in type(error).__mro__ if kind in STATUS), 400)
 
 
 #: the Host names the server answers by default (this machine's); others get 400, so that a page of another
@@ -167,37 +137,18 @@ def host_name(header: str) -> str:
     return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
 
 
-def _record_name(name: str) -> bool:
-    """A plain ``.json`` file name (no folder, no hidden file): the only names the record routes open."""
-    return name.endswith(".json") and not name.startswith(".") and len(name) <= 255 and not any(
-        c in name for c in "/\\\0")
-
-
-def _regular(entry: os.DirEntry) -> bool:
-    """Whether a folder entry is a regular file (following a symlink); one that vanished or cannot be
-    stat'ed is not."""
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
-
-
 def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
                hosts: tuple[str, ...] | list[str] = (), save_dir: str | os.PathLike | None = None) -> FastAPI:
     """The app; ``replay_dir`` is a folder of hand records to list and open (optional); ``agents``: more
     names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent NAME=SPEC``); ``hosts``:
     Host names served besides :data:`LOCAL_HOSTS` (the ``--host`` it is bound to, ``--allowed-host``);
     ``save_dir``: the folder that keeps each hand played on the page once it is over (``None``: none kept;
-    ``ValueError`` if it cannot be written)."""
-    extra = _check_agents(agents)
-    keep = Path(save_dir) if save_dir is not None else None
-    if keep is not None:
-        problem = folder_problem(str(keep))
-        if problem is not None:
-            raise ValueError(f"--save-dir {str(keep)!r}: {problem}; give a folder that can be written")
-        keep.mkdir(parents=True, exist_ok=True)
+    ``ValueError`` if it cannot be written). What it holds is a :class:`~agents.play.web.tables.Tables`; the
+    routes only read requests and turn its refusals into a status and ``{"error"}``."""
+    tables = Tables(replay_dir, agents, save_dir)
     allowed = {host_name(h) for h in (*LOCAL_HOSTS, *hosts)}
     app = FastAPI(title="ddz-env", docs_url=None, redoc_url=None)
+    app.state.tables = tables
 
     @app.middleware("http")
     async def _only_served_hosts(request: Request, call_next):
@@ -207,24 +158,16 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             return JSONResponse({"error": f"Host {shown!r} is not served here (served: {', '.join(sorted(allowed))}; "
                                           f"the operator adds names with --allowed-host)"}, status_code=400)
         return await call_next(request)
-    games: OrderedDict[str, Match] = OrderedDict()
-    kept: dict[str, dict] = {}  # game id -> {"name", "dir"} or {"error"}, once its hand is over
-    lock = threading.Lock()
-    ids = itertools.count(1)
-    cache: dict[str, Any] = {}
-    for name, spec in extra.items():  # the operator's agents load now: a bad folder fails at start-up
-        try:
-            cache[name] = load(spec)
-        except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
-            raise ValueError(f"--agent {name}={spec}: {e}") from None
-    replays = Path(replay_dir) if replay_dir is not None else None
+
+    @app.exception_handler(TableError)
+    async def _refused(request: Request, exc: TableError):
+        if isinstance(exc, MoveRefused):  # what was tried and what the table needs, in words
+            return JSONResponse({"error": str(exc), "refusal": exc.refusal}, status_code=400)
+        return _error_response(status_of(exc), str(exc))
 
     @app.exception_handler(StarletteHTTPException)  # (also FastAPI's, and the router's 404 / 405)
     async def _http_error(request: Request, exc: StarletteHTTPException):
-        text = str(exc.detail)
-        if len(text) > MAX_ERROR_CHARS:  # (an error may quote what the client sent: not 100 KB of it)
-            text = text[:MAX_ERROR_CHARS] + "..."
-        return JSONResponse({"error": text}, status_code=exc.status_code, headers=exc.headers)
+        return _error_response(exc.status_code, str(exc.detail), exc.headers)
 
     @app.exception_handler(Exception)
     async def _server_error(request: Request, exc: Exception):  # a bug: logged here, never shown to the client
@@ -238,177 +181,40 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
         where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
         return JSONResponse({"error": f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}"}, status_code=400)
 
-    def agent(spec: str):
-        # a registered name or nothing: anything else would reach load(), which opens files by path
-        # (a client's "..", "notes" or "/etc/x" is a file of the server's, and its errors tell folders apart)
-        if not isinstance(spec, str) or spec not in names():
-            raise _error(400, f"unknown agent {_short(spec)}: the page seats the registered agents only "
-                              f"({', '.join(names())})")
-        if spec == "random":  # per-stream state: a fresh one per game
-            return load(spec)
-        if spec not in cache:
-            try:
-                cache[spec] = load(extra.get(spec, spec))
-            except Exception as e:  # noqa: BLE001 - the server's own setup (no torch, a missing file): logged
-                log.error("agent %r cannot be loaded: %s: %s", spec, type(e).__name__, e)
-                raise _error(500, f"agent {spec!r} cannot be played on this server ({type(e).__name__}; the "
-                                  f"server's log has the details)") from None
-        return cache[spec]
-
-    def names() -> list[str]:
-        return registered() + sorted(extra)
-
-    def game(gid: str) -> Match:
-        m = games.get(gid)
-        if m is None:
-            raise _error(404, f"no game {gid!r} (games are kept in memory: a restarted server forgets them)")
-        return m
-
-    def keep_hand(gid: str, m: Match) -> dict | None:
-        """Save the finished hand in ``--save-dir`` (once); where it went, by names only."""
-        if keep is None or not m.game.is_over:
-            return None
-        if gid not in kept:
-            seat = m.people[0]
-            stem = f"web-{time.strftime('%Y%m%d-%H%M%S')}-seed{m.seed}-deal{m.index}-seat{seat}"
-            name = f"{stem}.json"
-            for k in itertools.count(2):
-                if not (keep / name).exists():
-                    break
-                name = f"{stem}-{k}.json"
-            try:
-                save_record(m.record({"human_seat": seat}), keep / name)
-                kept[gid] = {"name": name, "dir": keep.name or "."}
-            except OSError as e:  # the path is logged, the client gets the reason only
-                log.error("cannot keep the hand of game %s in %s: %s", gid, keep / name, e)
-                kept[gid] = {"error": f"the hand could not be kept on the server ({write_failure(e)}); download it"}
-        return kept[gid]
-
-    def version(m: Match) -> int:
-        # the actions taken so far: a hand only moves forward, one action at a time, so this names one state
-        return len(m.game.history)
-
-    def state(gid: str, m: Match, steps: list | None = None) -> dict:
-        seat = m.people[0]
-        view = m.view(seat)
-        return {"id": gid, "version": version(m), "view": view, "steps": steps if steps else [view],
-                "kept": keep_hand(gid, m)}
-
-    def spectate(record: dict) -> dict:
-        try:
-            views = [seat_view(g, None, record.get("players") or None) for g in positions(record)]
-        except RecordError as e:
-            raise _error(400, f"bad hand record: {e}") from None
-        return {"record": record, "positions": views}
-
     @app.get("/", include_in_schema=False)
     def index():
         return FileResponse(STATIC / "index.html")
 
     @app.get("/api/agents")
     def agents_list():
-        return {"agents": names()}
+        return {"agents": tables.names()}
 
     @app.post("/api/games")
     def new_game(req: NewGame):
-        vs = [req.vs, req.vs] if isinstance(req.vs, str) else list(req.vs)
-        if len(vs) != 2:
-            raise _error(400, f"vs names the 2 other seats' agents, got {len(vs)}")
-        rules = _rules(req.rules)
-        seats = [(req.seat + 1) % 3, (req.seat + 2) % 3]
-        agents: list = [None, None, None]
-        labels = ["you", "you", "you"]
-        for s, spec in zip(seats, vs):
-            agents[s], labels[s] = agent(spec), spec
-        with lock:
-            try:
-                m = Match.deal(agents, labels, seed=req.seed, index=req.deal, rules=rules)
-                steps = [m.view(req.seat)] + m.advance_views(req.seat)  # the deal, then each agent's move
-            except RuntimeError as e:
-                raise _error(500, str(e)) from None
-            gid = f"g{next(ids)}"
-            games[gid] = m
-            while len(games) > MAX_GAMES:
-                old, _ = games.popitem(last=False)
-                kept.pop(old, None)
-            return state(gid, m, steps)
+        return tables.new_game(req.seat, req.vs, req.seed, req.deal, req.rules)
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str):
-        with lock:
-            m = game(gid)
-            return state(gid, m)
+        return tables.game(gid)
 
     @app.post("/api/games/{gid}/action")
     def act(gid: str, req: Action):
-        with lock:
-            m = game(gid)
-            if m.game.is_over:
-                raise _error(409, "the hand is over")
-            if req.version is None:
-                raise _error(400, "the action names no version: send the \"version\" of the answer whose view it "
-                                  "was chosen in")
-            now = version(m)
-            if req.version != now:  # checked before anything moves: a refused action plays nothing
-                raise _error(409, f"stale action {_short(req.action)}: it was chosen at move {req.version} of the "
-                                  f"hand, which is at move {now} now (a second click, or another page, acted "
-                                  f"first); nothing was played")
-            seat = m.people[0]
-            try:
-                m.play(seat, req.action)
-            except Refusal as e:  # what was tried and what the table needs, in words
-                return JSONResponse({"error": e.text, "refusal": e.as_dict()}, status_code=400)
-            except (IllegalActionError, ValueError, TypeError) as e:
-                raise _error(400, f"{_short(req.action)}: {e}") from None
-            steps = [m.view(seat)]
-            try:
-                steps += m.advance_views(seat)
-            except RuntimeError as e:
-                raise _error(500, str(e)) from None
-            return state(gid, m, steps)
-
-    def finished(gid: str) -> tuple[Match, dict]:
-        m = game(gid)
-        if not m.game.is_over:
-            raise _error(409, "the hand is not over: its record would show the hidden cards")
-        return m, m.record({"human_seat": m.people[0]})
+        return tables.act(gid, req.action, req.version)
 
     @app.get("/api/games/{gid}/record")
     def game_record(gid: str, download: bool = False):
-        with lock:
-            m, rec = finished(gid)
-            if not download:
-                return rec
-            name = (kept.get(gid) or {}).get("name") or f"hand-seed{m.seed}-deal{m.index}-seat{m.people[0]}.json"
-            return JSONResponse(rec, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        rec, name = tables.record(gid)
+        if not download:
+            return rec
+        return JSONResponse(rec, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @app.get("/api/games/{gid}/replay")
     def game_replay(gid: str):
-        with lock:
-            _, rec = finished(gid)
-        return spectate(rec)
+        return tables.replay(gid)
 
     @app.post("/api/watch")
     def watch(req: Watch):
-        rules = _rules(req.rules)
-        ags = [agent(p) for p in req.players]
-        with lock:
-            m = Match.deal(ags, req.players, seed=req.seed, index=req.deal, rules=rules)
-            try:
-                m.advance()
-            except RuntimeError as e:
-                raise _error(500, str(e)) from None
-        return spectate(m.record())
-
-    def parsed(data: bytes) -> dict:
-        """A record from bytes (a body or a file): 413 over the size limit, 400 for anything else wrong
-        (not UTF-8, not JSON, nested deeper than a record, not a hand record)."""
-        if len(data) > MAX_RECORD_BYTES:
-            raise _error(413, f"bad hand record: {len(data):,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
-        try:
-            return parse_record(data)
-        except RecordError as e:
-            raise _error(400, f"bad hand record: {e}") from None
+        return tables.watch(req.players, req.seed, req.deal, req.rules)
 
     @app.post("/api/replay")
     async def replay(request: Request):
@@ -419,62 +225,19 @@ def create_app(replay_dir: str | os.PathLike | None = None, agents: dict[str, st
             size += len(chunk)
             if size <= MAX_RECORD_BYTES:
                 chunks.append(chunk)
-        if size > MAX_RECORD_BYTES:
-            raise _error(413, f"bad hand record: {size:,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
-        return spectate(parsed(b"".join(chunks)))
-
-    def listed(folder: Path | None) -> list[str]:
-        # regular files only (a symlink to one counts): a pipe, a device or a folder named x.json is no
-        # record, and opening a pipe would wait for a writer (read_record refuses them too)
-        if folder is None or not folder.is_dir():
-            return []
-        try:
-            with os.scandir(folder) as entries:
-                return sorted(e.name for e in entries if _record_name(e.name) and _regular(e))
-        except OSError as e:  # the folder went away or cannot be read: logged with the path, listed empty
-            log.error("cannot list %s: %s", folder, e)
-            return []
+        return spectate(parsed(b"".join(chunks), size))
 
     @app.get("/api/replays")
     def replay_list():
-        # the folders' names only: no server path travels; the kept hands newest first
-        return {"dir": None if replays is None else (replays.name or "."), "records": listed(replays),
-                "kept_dir": None if keep is None else (keep.name or "."), "kept": listed(keep)[::-1]}
+        return tables.replay_list()
 
     @app.get("/api/replays/{name}")
     def replay_file(name: str):
-        if replays is None:
-            raise _error(404, "the server was started without --replays DIR")
-        return read_record(replays, name, "--replays")
+        return tables.replay_file(name)
 
     @app.get("/api/kept/{name}")
     def kept_file(name: str):
-        if keep is None:
-            raise _error(404, "the server keeps no hands (started with --no-save)")
-        return read_record(keep, name, "--save-dir")
-
-    def read_record(folder: Path, name: str, flag: str) -> dict:
-        if not _record_name(name):
-            raise _error(400, f"bad record name {_short(name)}: a .json file name of the {flag} folder")
-        path = folder / name
-        not_regular = _error(404, f"no record {name!r} (it is not a regular file)")
-        try:
-            # a pipe named x.json would block open() until something writes to it, and a device would be
-            # opened at all: stat first, then open without blocking and check the file opened (it may have
-            # been swapped in between); on a regular file O_NONBLOCK changes nothing
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                raise not_regular
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-            with open(fd, "rb") as f:
-                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                    raise not_regular
-                data = f.read(MAX_RECORD_BYTES + 1)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            raise _error(404, f"no record {name!r}") from None
-        except OSError as e:  # unreadable (permissions, I/O): logged with the path, not shown
-            log.error("cannot read %s: %s", path, e)
-            raise _error(404, f"record {name!r} cannot be read") from None
-        return spectate(parsed(data))
+        return tables.kept_file(name)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
@@ -561,4 +324,4 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["create_app", "agent_options", "host_name", "LOCAL_HOSTS", "main"]
+__all__ = ["create_app", "agent_options", "host_name", "status_of", "LOCAL_HOSTS", "MAX_GAMES", "MAX_RECORD_BYTES", "main"]
