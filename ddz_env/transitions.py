@@ -26,7 +26,7 @@ from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_CHOICES
 from .batch import BatchState
 from .cards import NUM_SEATS
 from .legal import legal_ids_batch, response_ids_batch
-from .moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
+from .moves import IS_BOMB, IS_BOMB_OR_ROCKET, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
 from .observation import HISTORY
 from .rules import Phase, bid_outcome, doubling_order, legal_choices, redouble_allowed
 from .rules import rewards as hand_rewards
@@ -35,7 +35,6 @@ from .scoring import finish_hand
 _DOUBLE, _REDOUBLE, _PLAY, _OVER = int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY), int(Phase.OVER)
 _IS_BOMB = IS_BOMB.astype(np.int64)
 _IS_ROCKET = IS_ROCKET.astype(np.int64)
-_IS_BOMBISH = IS_BOMB | IS_ROCKET
 _NCARDS = MOVE_NCARDS.astype(np.int64)
 #: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
 SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
@@ -136,7 +135,7 @@ def play(st: BatchState, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> 
     is_pass = m == PASS
     moved = ~is_pass
     st.moves_made1[flat] += moved
-    big = _IS_BOMBISH[m]
+    big = IS_BOMB_OR_ROCKET[m]
     if big.any():  # (rare: most steps play no bomb)
         k = big.nonzero()[0]
         bm, rk = _IS_BOMB[m[k]], _IS_ROCKET[m[k]]

@@ -158,9 +158,7 @@ def decisions(n: int, seed: int = 0, tables: int = 64) -> list[Decisions]:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(max(1, -(-n // tables))):
-        _, ids, starts = env.legal_sets()
-        out.append(Decisions.of_tables(np.arange(tables), env.observe(), ids, starts, env.phase.astype(np.int64),
-                                       env.roles(), env.current_player.copy()))
+        out.append(Decisions.of_env(env))
         env.step(env.random_actions(rng))
     return out
 
