@@ -51,7 +51,8 @@ from .rules import Deal, Phase, Rules, check_deals
 
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 # deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
-_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
+_SEGMENTS = NUM_SEATS + 1
+_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, NUM_SEATS)
 #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
 #: per-seat counts of the hands in progress then count from the load)
 OPTIONAL = frozenset({"slot_seeds", "seat_bombs", "seat_rockets", "plays"})
@@ -224,7 +225,7 @@ class BatchState:
         still = np.maximum(bottom_plane - played[lord], 0)  # the revealed bottom cards the landlord still holds
         hidden_cards = h.astype(np.int64).sum(axis=1)
         hidden_cards[:, :] -= still if lord else 0
-        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, 3)))
+        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, NUM_SEATS)))
                   or (h < 0).any() or not (hidden_cards == unseen).all()
                   or not (bt.astype(np.int64) == bottom_plane).all()):
             raise ValueError("load_view: the hands or bottoms disagree with the planes (the cards each seat holds, "
@@ -302,9 +303,10 @@ def dealt_counts(perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The hands (K, 3, 15) and bottoms (K, 15) of K shuffled decks (K, 54) of card ids, split as
     ``cards.deal`` splits one (17 cards a seat in deck order, the last 3 the bottom)."""
     K = perms.shape[0]
-    key = (np.arange(K)[:, None] * 4 + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
-    counts = np.bincount(key.ravel(), minlength=K * 4 * NUM_RANKS).reshape(K, 4, NUM_RANKS).astype(np.int8)
-    return counts[:, :3], counts[:, 3]
+    key = (np.arange(K)[:, None] * _SEGMENTS + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
+    counts = np.bincount(key.ravel(), minlength=K * _SEGMENTS * NUM_RANKS).reshape(K, _SEGMENTS, NUM_RANKS)
+    counts = counts.astype(np.int8)
+    return counts[:, :NUM_SEATS], counts[:, NUM_SEATS]
 
 
 def deal_arrays(deals, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:

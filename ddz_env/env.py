@@ -287,7 +287,7 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
             self._update_infos()
             # every agent is now terminated; PettingZoo then takes the dead steps (step(None))
-            self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % 3]
+            self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % GAME.num_seats]
         else:
             # the rewards stay all 0.0 until the hand ends (reset sets them)
             self.agent_selection = AGENTS[g.current_player]

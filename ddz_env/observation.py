@@ -56,7 +56,7 @@ def known_doubles(double_choice, doubles_revealed: bool, seat: int | None) -> np
     doubled = np.asarray(double_choice) == 1
     if doubles_revealed or seat is None:
         return doubled
-    known = np.zeros(3, bool)
+    known = np.zeros(NUM_SEATS, bool)
     known[seat] = doubled[seat]
     return known
 
@@ -176,13 +176,13 @@ MOVE_PLANES = np.zeros((NUM_MOVES + 1, PLANE_CELLS), np.int8)
 MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < _MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, PLANE_CELLS)
 EMPTY_SLOT = NUM_MOVES
 MOVE_PLANES.flags.writeable = False
-_SEAT3 = np.arange(3)
-_R3_15 = _SEAT3 * NUM_RANKS
+_SEATS = np.arange(NUM_SEATS)
+_R3_15 = _SEATS * NUM_RANKS
 # the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
 # role, beat seat, bombs, rocket; written by encode
 _ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
 _ONEHOT_OFF = np.concatenate([
-    (CH_CARDS_LEFT + _SEAT3) * PLANE_CELLS, CH_BIDS * PLANE_CELLS + _R3_15, [CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS],
+    (CH_CARDS_LEFT + _SEATS) * PLANE_CELLS, CH_BIDS * PLANE_CELLS + _R3_15, [CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS],
     CH_DOUBLING * PLANE_CELLS + _R3_15, [CH_DOUBLING * PLANE_CELLS + 3 * NUM_RANKS],
     CH_STATUS * PLANE_CELLS + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * PLANE_CELLS + PLANE_CELLS - 1],
 ]).astype(np.int64)
@@ -256,7 +256,7 @@ def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndar
             np.greater(hc, r, out=v[:, CH_HISTORY:CH_HISTORY_SEATS, r, :])
     # history seats: row r < 3 marks relative seat r (-1, an empty slot, matches no row); row 3 the passes
     hist_seat = np.asarray(hist_seat)
-    for r in range(3):
+    for r in range(NUM_SEATS):
         np.equal(hist_seat, r, out=v[:, CH_HISTORY_SEATS, r, :])
     v[:, CH_HISTORY_SEATS, 3, :] = hist_pass
     obs[:, CH_CARDS_LEFT * PLANE_CELLS:] = 0
@@ -296,7 +296,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     """
     if type(seat) is not int or not 0 <= seat <= 2:  # (one cheap check for the usual int seat)
         seat = as_seat(seat)  # a numpy integer; ValueError for 1.5 or -1 (which would wrap to seat 2)
-    order = [seat, (seat + 1) % 3, (seat + 2) % 3]  # relative seat -> absolute seat
+    order = [(seat + r) % NUM_SEATS for r in range(NUM_SEATS)]  # relative seat -> absolute seat
     lord = game.landlord
     cards = np.zeros((CH_HISTORY, NUM_RANKS), dtype=np.int8)
     cards[CH_HAND] = game.hands[seat]
@@ -319,7 +319,7 @@ def observe_game(game, seat: int) -> np.ndarray:
         flat[CH_HISTORY * PLANE_CELLS:(CH_HISTORY + n) * PLANE_CELLS] = MOVE_PLANES.take([m for _, m in recent], axis=0).reshape(-1)
         base = CH_HISTORY_SEATS * PLANE_CELLS
         for k, (s, m) in enumerate(recent):
-            cells.append(base + ((s - seat) % 3) * NUM_RANKS + k)
+            cells.append(base + ((s - seat) % NUM_SEATS) * NUM_RANKS + k)
             if m == 0:
                 cells.append(base + 3 * NUM_RANKS + k)
     for r, s in enumerate(order):
@@ -331,7 +331,7 @@ def observe_game(game, seat: int) -> np.ndarray:
             d = int(game.double_choice[s])
             if d >= 0:
                 cells.append(CH_DOUBLING * PLANE_CELLS + r * NUM_RANKS + d)
-    cells.append(CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS + (game.first_bidder - seat) % 3)
+    cells.append(CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS + (game.first_bidder - seat) % NUM_SEATS)
     if game.redouble_choice >= 0:
         cells.append(CH_DOUBLING * PLANE_CELLS + 3 * NUM_RANKS + game.redouble_choice)
     st = CH_STATUS * PLANE_CELLS
@@ -339,7 +339,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     if lord >= 0:
         cells.append(st + NUM_RANKS + int(ROLE_OF[seat, lord + 1]))
     if last:
-        cells.append(st + 2 * NUM_RANKS + (game.last_mover - seat) % 3)
+        cells.append(st + 2 * NUM_RANKS + (game.last_mover - seat) % NUM_SEATS)
     cells.append(st + 3 * NUM_RANKS + min(game.bombs, 13))
     if game.rockets:
         cells.append(st + 3 * NUM_RANKS + 14)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_CHOICES
 from .batch import BatchState
-from .cards import NUM_SEATS
+from .cards import BOTTOM_SIZE, NUM_SEATS
 from .legal import legal_ids_batch, response_ids_batch
 from .moves import IS_BOMB, IS_BOMB_OR_ROCKET, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
 from .observation import HISTORY
@@ -103,7 +103,7 @@ def start_play(st: BatchState, idx: np.ndarray) -> None:
         return
     lord = st.landlord[idx]
     st.hands[idx, lord] += st.bottom[idx]  # R7
-    st.n_cards[idx, lord] += 3
+    st.n_cards[idx, lord] += BOTTOM_SIZE
     st.bottom_revealed[idx] = True
     st.phase[idx] = _PLAY
     st.current_player[idx] = lord
@@ -116,7 +116,7 @@ def play(st: BatchState, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> 
     """Every play-phase hand at once: a pass is the move of no cards, so one update serves both (R8, R17).
     Declared twin of ``Game._play`` (the same rules, one hand at a time)."""
     s = st.current_player[idx]
-    flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
+    flat = idx * NUM_SEATS + s  # row of (hand, seat) in the (B * 3, ...) views
     cards = MOVE_COUNTS.take(m, axis=0)
     st.hands2[flat] -= cards
     st.played2[flat] += cards
@@ -168,8 +168,8 @@ def finish_hands(st: BatchState, ended: np.ndarray, won: np.ndarray, winner: np.
     out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
     are dealt afresh."""
     B = st.phase.shape[0]
-    rewards = np.zeros((B, 3), np.float32)
-    final = np.zeros((B, 3), np.int64)
+    rewards = np.zeros((B, NUM_SEATS), np.float32)
+    final = np.zeros((B, NUM_SEATS), np.int64)
     landlord = np.full(B, -1, np.int64)
     spring_out = np.zeros(B, bool)
     anti_out = np.zeros(B, bool)
@@ -209,10 +209,10 @@ def legal_sets(st: BatchState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     resp = (st.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
     parts = []
     if lead.size:
-        lead_hands = st.hands2[lead * 3 + cur[lead]]
+        lead_hands = st.hands2[lead * NUM_SEATS + cur[lead]]
         parts.append((lead, *legal_ids_batch(lead_hands, st.last_move[lead], validate=False)))
     if resp.size:
-        parts.append((resp, *response_ids_batch(st.hands2[resp * 3 + cur[resp]], st.last_move[resp])))
+        parts.append((resp, *response_ids_batch(st.hands2[resp * NUM_SEATS + cur[resp]], st.last_move[resp])))
     counts = np.zeros(B, np.int64)
     for gidx, prow, _ in parts:
         counts[gidx] = np.bincount(prow, minlength=gidx.size)

@@ -31,10 +31,11 @@ import torch
 from torch import nn
 
 from ddz_env.actions import NUM_ACTIONS
+from ddz_env.observation import OBS_CELLS
 
 from ..base import Decisions
 from ..dmc.agent import DMCAgent
-from ..dmc.model import OBS_CELLS, hand_after_features, hand_counts
+from ..dmc.model import hand_after_features, hand_counts
 from .move_policy import MoveScoringAgent, net_of_planes
 from .onnx_agent import FORMAT, INPUTS, ONNX_HINT, OUTPUT, OnnxAgent
 

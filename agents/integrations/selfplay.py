@@ -37,9 +37,10 @@ import numpy as np
 import torch
 
 from ddz_env.vector import VectorDouDizhu
+from ddz_env.observation import OBS_CELLS
 
 from ..base import Decisions
-from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, hidden_hands
+from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, hidden_hands
 from .move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
 
 

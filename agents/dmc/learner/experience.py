@@ -25,11 +25,12 @@ from ddz_env.actions import BID_PASS, DOUBLE, REDOUBLE
 from ddz_env.info import GAME
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
+from ddz_env.observation import OBS_CELLS
 
 from ...base import Decisions, as_batch_agent, take_sets
 from ...evaluation.protocols import DUPLICATE_SEATINGS
 from ..config import TrainConfig
-from ..model import BIDDING_NET, OBS_CELLS, DMCModel, hidden_hands, net_ids, sample_cells
+from ..model import BIDDING_NET, DMCModel, hidden_hands, net_ids, sample_cells
 
 MAX_DECISIONS = GAME.max_decisions  # 168: the longest hand (ddz_env.info)
 #: the six duplicate seatings as "seat held by the opponent" masks (B = opponent)
