@@ -287,6 +287,12 @@ def decode_cards(plane: np.ndarray) -> np.ndarray:
     return plane.sum(axis=0).astype(np.int8)
 
 
+#: _SEAT_ORDER[o]: the absolute seat of each relative seat seen from seat o (0 o itself, 1 the next, 2 the
+#: previous); _SEAT_REL[o][s]: seat s relative to seat o (lists: observe_game looks seats up, one hand at a time)
+_SEAT_ORDER = [[(o + r) % NUM_SEATS for r in range(NUM_SEATS)] for o in range(NUM_SEATS)]
+_SEAT_REL = [[(s - o) % NUM_SEATS for s in range(NUM_SEATS)] for o in range(NUM_SEATS)]
+
+
 def observe_game(game, seat: int) -> np.ndarray:
     """Planes (29, 4, 15) of ``seat``'s view of a :class:`ddz_env.game.Game`.
 
@@ -296,7 +302,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     """
     if type(seat) is not int or not 0 <= seat <= 2:  # (one cheap check for the usual int seat)
         seat = as_seat(seat)  # a numpy integer; ValueError for 1.5 or -1 (which would wrap to seat 2)
-    order = [(seat + r) % NUM_SEATS for r in range(NUM_SEATS)]  # relative seat -> absolute seat
+    order, rel = _SEAT_ORDER[seat], _SEAT_REL[seat]  # relative seat -> absolute seat, and back
     lord = game.landlord
     cards = np.zeros((CH_HISTORY, NUM_RANKS), dtype=np.int8)
     cards[CH_HAND] = game.hands[seat]
@@ -319,7 +325,7 @@ def observe_game(game, seat: int) -> np.ndarray:
         flat[CH_HISTORY * PLANE_CELLS:(CH_HISTORY + n) * PLANE_CELLS] = MOVE_PLANES.take([m for _, m in recent], axis=0).reshape(-1)
         base = CH_HISTORY_SEATS * PLANE_CELLS
         for k, (s, m) in enumerate(recent):
-            cells.append(base + ((s - seat) % NUM_SEATS) * NUM_RANKS + k)
+            cells.append(base + rel[s] * NUM_RANKS + k)
             if m == 0:
                 cells.append(base + 3 * NUM_RANKS + k)
     for r, s in enumerate(order):
@@ -331,7 +337,7 @@ def observe_game(game, seat: int) -> np.ndarray:
             d = int(game.double_choice[s])
             if d >= 0:
                 cells.append(CH_DOUBLING * PLANE_CELLS + r * NUM_RANKS + d)
-    cells.append(CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS + (game.first_bidder - seat) % NUM_SEATS)
+    cells.append(CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS + rel[game.first_bidder])
     if game.redouble_choice >= 0:
         cells.append(CH_DOUBLING * PLANE_CELLS + 3 * NUM_RANKS + game.redouble_choice)
     st = CH_STATUS * PLANE_CELLS
@@ -339,7 +345,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     if lord >= 0:
         cells.append(st + NUM_RANKS + int(ROLE_OF[seat, lord + 1]))
     if last:
-        cells.append(st + 2 * NUM_RANKS + (game.last_mover - seat) % NUM_SEATS)
+        cells.append(st + 2 * NUM_RANKS + rel[game.last_mover])
     cells.append(st + 3 * NUM_RANKS + min(game.bombs, 13))
     if game.rockets:
         cells.append(st + 3 * NUM_RANKS + 14)
