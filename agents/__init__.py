@@ -45,25 +45,19 @@ __getattr__, __dir__ = lazy(__name__, {
     "Agent": ".base", "BatchAgent": ".base", "Decisions": ".base", "as_batch_agent": ".base",
     "RandomAgent": ".baselines.random_agent", "RuleAgent": ".baselines.rule_agent",
     "AgentError": ".evaluation.arena", "evaluate": ".evaluation.protocols",
-    "DouDizhuSeatEnv": ".integrations.seat_env", "SEAT_ENV_ID": ".integrations.seat_env",
-    "register_gymnasium": ".integrations.seat_env",
+    "DouDizhuSeatEnv": ".integrations.seat_env", "SEAT_ENV_ID": ".integrations",
+    "register_gymnasium": ".integrations",
     "load": ".loader", "read_checkpoint": ".loader", "register": ".loader", "register_lazy": ".loader",
     "registered": ".loader", "save_checkpoint": ".loader",
 })
 
 
 def _register_seat_env() -> None:
-    """``gymnasium.make("ddz/DouDizhuSeat-v0")`` works once ``agents`` is imported: the id is registered
-    with its entry point as a string, so the seat env's module loads only when an env is made. Without gymnasium
-    (or numpy) nothing can call ``gymnasium.make``: ``import agents`` then registers nothing, so that a program run
-    by a Python that lacks the packages reaches its own one-line error (:mod:`agents._entry`)."""
-    try:
-        import gymnasium
-    except ModuleNotFoundError:
-        return
+    """``gymnasium.make("ddz/DouDizhuSeat-v0")`` works once ``agents`` is imported (the one registration,
+    ``integrations.register_gymnasium``: light, it loads the seat env only when an env is made)."""
+    from .integrations import register_gymnasium
 
-    if "ddz/DouDizhuSeat-v0" not in gymnasium.registry:
-        gymnasium.register(id="ddz/DouDizhuSeat-v0", entry_point="agents.integrations.seat_env:DouDizhuSeatEnv")
+    register_gymnasium()
 
 
 _register_seat_env()

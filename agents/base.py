@@ -83,6 +83,20 @@ class Decisions:
         return cls(observation[idx], ids, starts, phase[idx].astype(np.int64), role[idx], s, idx * 3 + s)
 
     @classmethod
+    def of_env(cls, env: Any, idx: np.ndarray | None = None, *, observation: np.ndarray | None = None,
+               legal_sets: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> "Decisions":
+        """The decisions of tables ``idx`` (default: every table) of a batched env (``VectorDouDizhu``): the
+        seat to act at each, its planes, legal ids, phase and role (`of_tables`). ``observation`` (B, 29,
+        4, 15) and ``legal_sets`` (what ``env.legal_sets()`` returns): the env's, already taken at this
+        step (else taken here)."""
+        idx = np.arange(env.num_envs) if idx is None else idx
+        if observation is None:
+            observation = env.observe()
+        _, ids, starts = env.legal_sets() if legal_sets is None else legal_sets
+        return cls.of_tables(idx, observation, ids, starts, env.phase.astype(np.int64), env.roles(),
+                             env.current_player)
+
+    @classmethod
     def from_observation(cls, observation: dict[str, np.ndarray], seat: int = -1, stream: int = 0) -> "Decisions":
         """One decision from the AEC env's observation dict (planes + action mask)."""
         try:

@@ -227,9 +227,7 @@ def policy_positions(batch: int, decisions: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(max(1, decisions // batch)):
-        _, ids, starts = env.legal_sets()
-        out.append((Decisions.of_tables(np.arange(batch), env.observe(), ids, starts, env.phase.astype(np.int64),
-                                        env.roles(), env.current_player.copy()), env.action_masks().astype(bool)))
+        out.append((Decisions.of_env(env), env.action_masks().astype(bool)))
         env.step(env.random_actions(rng))
     return out
 

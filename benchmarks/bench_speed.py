@@ -121,14 +121,19 @@ def bench_douzero(seconds: float):
 
     players = {p: RandomAgent() for p in ("landlord", "landlord_up", "landlord_down")}
     env = GameEnv(players)
-    deck0 = [r for r in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
+    from agents.douzero.encoding import DOUZERO_CARD
+    from ddz_env.cards import DECK_SIZE, HAND_SIZE, MAX_COUNTS, MAX_HAND
+
+    deck0 = np.repeat(DOUZERO_CARD, MAX_COUNTS).tolist()  # DouZero's ints for the 54 cards
     rng = np.random.default_rng(0)
     hands = steps = 0
     t0 = cpu()
     while cpu() - t0 < seconds:
-        deck = [deck0[i] for i in rng.permutation(54)]
-        data = {"landlord": sorted(deck[:20]), "landlord_up": sorted(deck[20:37]),
-                "landlord_down": sorted(deck[37:54]), "three_landlord_cards": sorted(deck[17:20])}
+        deck = [deck0[i] for i in rng.permutation(DECK_SIZE)]
+        # the landlord's 20 cards: its 17 and the bottom (the last 3 of them)
+        data = {"landlord": sorted(deck[:MAX_HAND]), "landlord_up": sorted(deck[MAX_HAND:MAX_HAND + HAND_SIZE]),
+                "landlord_down": sorted(deck[MAX_HAND + HAND_SIZE:]),
+                "three_landlord_cards": sorted(deck[HAND_SIZE:MAX_HAND])}
         env.card_play_init(data)
         while not env.game_over:
             env.step()

@@ -44,16 +44,15 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .cards import CARD_RANK, DECK_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, check_integral
-from .moves import MOVE_COUNTS, PASS
+from .moves import MOVE_COUNTS, PASS, move_of_counts
 from .observation import EMPTY_SLOT, HISTORY, OBS_SHAPE
-from .readers import read_bids, read_cards, read_cards_left, read_doubling, read_history_seats, read_status
+from .readers import read_bids, read_cards, read_cards_left, read_doubling, read_history, read_status
 from .rules import Deal, Phase, Rules, check_deals
 
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 # deck position -> 0, 1, 2 (the seats' 17 cards) or 3 (the bottom), as cards.deal splits the shuffled deck
-_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, 3)
-#: a card multiset -> its move id (each multiset is exactly one move of the table; ``load_view`` reads moves back)
-_MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
+_SEGMENTS = NUM_SEATS + 1
+_DEAL_SEGMENT = np.minimum(np.arange(DECK_SIZE) // HAND_SIZE, NUM_SEATS)
 #: saved, but optional on load (checkpoints written before they were saved; the hand summary's
 #: per-seat counts of the hands in progress then count from the load)
 OPTIONAL = frozenset({"slot_seeds", "seat_bombs", "seat_rockets", "plays"})
@@ -221,31 +220,26 @@ class BatchState:
         left = read_cards_left(p)
         full = np.concatenate([np.broadcast_to(own, (K, 1, NUM_RANKS)), h.astype(np.int8)], axis=1)
         unseen = read_cards(p, "unseen").astype(np.int64)
-        lord = (-int(status.role)) % NUM_SEATS
+        lord = int(status.landlord)
         bottom_plane = read_cards(p, "bottom").astype(np.int64)
         still = np.maximum(bottom_plane - played[lord], 0)  # the revealed bottom cards the landlord still holds
         hidden_cards = h.astype(np.int64).sum(axis=1)
         hidden_cards[:, :] -= still if lord else 0
-        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, 3)))
+        if K and (not np.array_equal(full.sum(axis=2), np.broadcast_to(left, (K, NUM_SEATS)))
                   or (h < 0).any() or not (hidden_cards == unseen).all()
                   or not (bt.astype(np.int64) == bottom_plane).all()):
             raise ValueError("load_view: the hands or bottoms disagree with the planes (the cards each seat holds, "
                              "the unseen cards, the revealed bottom)")
         # the move to beat: the one move of the to_beat cards (each card multiset is one move id)
         to_beat = read_cards(p, "to_beat")
-        last = PASS
-        if to_beat.any():
-            last = _MOVE_OF_COUNTS.get(to_beat.astype(np.int8).tobytes(), -1)
-            if last < 0:
-                raise ValueError(f"load_view: the to_beat cards {to_beat.tolist()} are no move")
-        hist = read_cards(p, "history").astype(np.int8)  # (HISTORY, 15) most recent first
-        seats = read_history_seats(p)  # (HISTORY,) relative seat, -1 empty
+        last = move_of_counts(to_beat)
+        if last < 0:
+            raise ValueError(f"load_view: the to_beat cards {to_beat.tolist()} are no move")
+        seats, moves, _ = read_history(p)  # (HISTORY,) relative seat (-1 empty) and move id, most recent first
         n_hist = int((seats >= 0).sum())
-        moves = np.full(HISTORY, EMPTY_SLOT, np.int64)
-        for k in range(n_hist):
-            moves[k] = _MOVE_OF_COUNTS.get(hist[k].tobytes(), -1) if hist[k].any() else PASS
-            if moves[k] < 0:
-                raise ValueError(f"load_view: history slot {k} holds cards that are no move")
+        bad = np.flatnonzero(moves[:n_hist] < 0)
+        if bad.size:
+            raise ValueError(f"load_view: history slot {int(bad[0])} holds cards that are no move")
         passes = 0
         if last != PASS:
             while passes < n_hist and moves[passes] == PASS:
@@ -309,9 +303,10 @@ def dealt_counts(perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The hands (K, 3, 15) and bottoms (K, 15) of K shuffled decks (K, 54) of card ids, split as
     ``cards.deal`` splits one (17 cards a seat in deck order, the last 3 the bottom)."""
     K = perms.shape[0]
-    key = (np.arange(K)[:, None] * 4 + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
-    counts = np.bincount(key.ravel(), minlength=K * 4 * NUM_RANKS).reshape(K, 4, NUM_RANKS).astype(np.int8)
-    return counts[:, :3], counts[:, 3]
+    key = (np.arange(K)[:, None] * _SEGMENTS + _DEAL_SEGMENT) * NUM_RANKS + CARD_RANK[perms]
+    counts = np.bincount(key.ravel(), minlength=K * _SEGMENTS * NUM_RANKS).reshape(K, _SEGMENTS, NUM_RANKS)
+    counts = counts.astype(np.int8)
+    return counts[:, :NUM_SEATS], counts[:, NUM_SEATS]
 
 
 def deal_arrays(deals, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:

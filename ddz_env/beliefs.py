@@ -66,9 +66,9 @@ import numpy as np
 
 from .actions import NO_DOUBLE
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
-from .moves import FOUR_KICKER_RANKS, FOUR_WITH_TWO, MOVE_COUNTS, MOVE_TYPE
-from .observation import HIDDEN, HISTORY, OBS_SHAPE, seat_history as known_history
-from .readers import read_cards, read_cards_left, read_history_seats, read_status
+from .moves import FOUR_KICKER_RANKS, MOVE_COUNTS
+from .observation import HIDDEN, OBS_CELLS, OBS_SHAPE, seat_history as known_history
+from .readers import read_cards, read_cards_left, read_history, read_status
 from .game import Game
 from .rules import Deal, Phase, as_seat
 
@@ -80,10 +80,6 @@ _HEADS = {d: np.array([x for x in product(range(5), repeat=d) if sum(x) <= 4], n
 #: 1 / k! for every count a place can reach (4 cards of a rank at most)
 _INV_FACT = np.array([1.0 / factorial(k) for k in range(5)])
 _RANK_BITS = 1 << np.arange(NUM_RANKS)
-#: the kicker-rank bitmask of every four-with-two move, by its cards (the history planes carry cards only;
-#: R11: a set of cards is one move)
-_FOUR_TWO_KICKERS = {MOVE_COUNTS[m].tobytes(): int(FOUR_KICKER_RANKS[m])
-                     for m in np.flatnonzero(np.isin(MOVE_TYPE, FOUR_WITH_TWO))}
 _OVER = int(Phase.OVER)
 _PLAY = int(Phase.PLAY)
 _PAD = 4  # zero states before each axis of the forward tables: the most cards of a rank a split gives a place
@@ -200,17 +196,16 @@ def hidden_of_planes(planes) -> Hidden:
     `sample_hidden`). The R13 caps come from the plays in the planes' history (the last
     ``HISTORY`` plays); ``ValueError`` for planes that are no observation of a hand in progress."""
     p = np.asarray(planes)
-    if p.shape != OBS_SHAPE and p.shape != (int(np.prod(OBS_SHAPE)),):
-        raise ValueError(f"planes must have shape {OBS_SHAPE} (or the flat {int(np.prod(OBS_SHAPE))},), got {p.shape}")
+    if p.shape != OBS_SHAPE and p.shape != (OBS_CELLS,):
+        raise ValueError(f"planes must have shape {OBS_SHAPE} (or the flat {OBS_CELLS},), got {p.shape}")
     p = p.reshape(OBS_SHAPE)
     if p.dtype.kind not in "iub" or p.min() < 0 or p.max() > 1:
         raise ValueError("planes must be 0/1 integers (an observation's int8 planes)")
     st = read_status(p)
-    phase, role = int(st.phase), int(st.role)
+    phase, lord = int(st.phase), int(st.landlord)  # (the landlord's relative seat, -1 before bidding ends)
     if phase == _OVER:
         raise ValueError("the planes show a hand that is over (status phase 4): no decision to draw deals for")
     revealed = phase == _PLAY
-    lord = -1 if role < 0 else (-role) % NUM_SEATS  # the landlord's relative seat
     h = _hidden_places(read_cards(p, "hand"), read_cards(p, "played"), read_cards(p, "bottom"), lord,
                        read_cards_left(p), revealed)
     unseen_plane = read_cards(p, "unseen").astype(np.int64)
@@ -218,18 +213,15 @@ def hidden_of_planes(planes) -> Hidden:
             or h.unseen.sum() != h.sizes.sum():
         raise ValueError("the planes are not one seat's observation of a hand: their cards, counts and unseen "
                          "plane disagree")
-    cards = read_cards(p, "history").astype(np.int64)  # (HISTORY, 15), most recent first
-    seats = read_history_seats(p)  # relative seat of each slot, -1 empty
+    seats, moves, cards = read_history(p)  # most recent first
     later = np.zeros((NUM_SEATS, NUM_RANKS), np.int64)
-    for k in range(HISTORY):
-        r = int(seats[k])
+    for k, r in enumerate(seats.tolist()):
         if r < 0:  # an empty slot: no older plays
             break
         later[r] += cards[k]
-        if r:
-            kickers = _FOUR_TWO_KICKERS.get(cards[k].astype(np.int8).tobytes(), 0)
-            if kickers:
-                _four_two_caps(h.cap, r - 1, kickers, later[r], h.known[r - 1])
+        m = int(moves[k])
+        if r and m > 0 and FOUR_KICKER_RANKS[m]:
+            _four_two_caps(h.cap, r - 1, int(FOUR_KICKER_RANKS[m]), later[r], h.known[r - 1])
     return h
 
 
@@ -385,8 +377,8 @@ def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.n
     n = _as_n(n)
     prior = _as_prior(prior)
     p = np.asarray(planes)
-    if p.ndim not in (2, 4) or p.shape[1:] not in (OBS_SHAPE, (int(np.prod(OBS_SHAPE)),)):
-        raise ValueError(f"planes must have shape (B,) + {OBS_SHAPE} (or (B, {int(np.prod(OBS_SHAPE))})), "
+    if p.ndim not in (2, 4) or p.shape[1:] not in (OBS_SHAPE, (OBS_CELLS,)):
+        raise ValueError(f"planes must have shape (B,) + {OBS_SHAPE} (or (B, {OBS_CELLS})), "
                          f"got {p.shape}")
     hidden = []
     for b in range(p.shape[0]):

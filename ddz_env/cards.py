@@ -25,6 +25,8 @@ MAX_COUNTS = np.array([4] * 13 + [1, 1], dtype=np.int8)
 DECK_SIZE = 54
 HAND_SIZE = 17
 BOTTOM_SIZE = 3
+#: the most cards a hand holds: the landlord's 17 and the bottom (R7)
+MAX_HAND = HAND_SIZE + BOTTOM_SIZE  # 20
 
 _RANK_INDEX = {ch: i for i, ch in enumerate(RANKS)}
 _RANK_INDEX["t"] = _RANK_INDEX["T"]
@@ -131,10 +133,10 @@ def deal(rng: np.random.Generator | int | None = None) -> tuple[np.ndarray, np.n
         rng = np.random.default_rng(rng)
     deck = shuffle_deck(rng)
     ranks = CARD_RANK[deck]
-    hands = np.zeros((3, NUM_RANKS), dtype=np.int8)
-    for seat in range(3):
+    hands = np.zeros((NUM_SEATS, NUM_RANKS), dtype=np.int8)
+    for seat in range(NUM_SEATS):
         hands[seat] = np.bincount(ranks[seat * HAND_SIZE:(seat + 1) * HAND_SIZE], minlength=NUM_RANKS)
-    bottom = np.bincount(ranks[3 * HAND_SIZE:], minlength=NUM_RANKS).astype(np.int8)
+    bottom = np.bincount(ranks[NUM_SEATS * HAND_SIZE:], minlength=NUM_RANKS).astype(np.int8)
     return hands, bottom
 
 

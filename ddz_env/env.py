@@ -169,22 +169,28 @@ class raw_env(AECEnv, EzPickle):
         if "deal" not in options:
             return options, None
         d = options["deal"]
-        if isinstance(d, Deal):
-            d = d.to_dict()
-        if not isinstance(d, Mapping) or "hands" not in d or "bottom" not in d:
+        if not isinstance(d, Deal) and (not isinstance(d, Mapping) or "hands" not in d or "bottom" not in d):
             raise ValueError("options['deal'] must be a dict with 'hands' (3 hands), 'bottom' and 'first_bidder', "
                              f"got {d!r}")
-        fb = d.get("first_bidder", options.get("first_bidder", 0))
-        kwargs: dict[str, Any] = {"rules": self.rules}
-        if not self.rules.bidding:
-            kwargs["landlord"] = options.get("landlord", d.get("landlord", fb))
         try:
-            game = Game.from_deal(d["hands"], d["bottom"], fb, **kwargs)
+            if not isinstance(d, Deal):  # (a dict without a first bidder takes options' first_bidder)
+                d = Deal.of({**d, "first_bidder": d.get("first_bidder", options.get("first_bidder", 0))})
+            game = self._game_of(d, options)
         except TypeError as e:
             raise TypeError(f"reset: bad options['deal']: {e}") from e
         except ValueError as e:
             raise ValueError(f"reset: bad options['deal']: {e}") from e
         return options, game
+
+    def _game_of(self, deal: Deal, options: Mapping[str, Any]) -> Game:
+        """The hand of ``deal`` under the env's rules (``Game.from_deal``): with bidding off its landlord is
+        ``options["landlord"]``, else the deal's, else its first bidder; with bidding on a deal's landlord is
+        not read."""
+        if self.rules.bidding:
+            if deal.landlord is not None:
+                deal = Deal._trusted(deal.hands, deal.bottom, deal.first_bidder)
+            return Game.from_deal(deal, rules=self.rules)
+        return Game.from_deal(deal, rules=self.rules, landlord=options.get("landlord"))
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # validate first (the seed, then the options), then change: a rejected reset leaves the
@@ -192,15 +198,14 @@ class raw_env(AECEnv, EzPickle):
         rng = np.random.default_rng(seed) if seed is not None else None
         options, game = self._reset_plan(options)
         if game is None:
-            hands, bottom, drawn = deal_hand(rng if rng is not None else self._rng)
+            deal = deal_hand(rng if rng is not None else self._rng)
             fb = options.get("first_bidder")
             if fb is None:
                 carried = self._next_first_bidder if rng is None else None  # a new seed drops R4's carry-over
-                fb = carried if carried is not None else drawn
-            kwargs = {"rules": self.rules}
-            if not self.rules.bidding:
-                kwargs["landlord"] = options.get("landlord", fb)
-            game = Game(hands, bottom, fb, **kwargs)
+                fb = carried if carried is not None else deal.first_bidder
+            if fb != deal.first_bidder:
+                deal = Deal._trusted(deal.hands, deal.bottom, fb)
+            game = self._game_of(deal, options)
         if rng is not None:
             self._rng = rng
         self.game = game
@@ -282,7 +287,7 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
             self._update_infos()
             # every agent is now terminated; PettingZoo then takes the dead steps (step(None))
-            self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % 3]
+            self.agent_selection = AGENTS[(AGENTS.index(agent) + 1) % GAME.num_seats]
         else:
             # the rewards stay all 0.0 until the hand ends (reset sets them)
             self.agent_selection = AGENTS[g.current_player]

@@ -19,7 +19,7 @@ import numpy as np
 from .actions import (
     BID_PASS, DOUBLE, FIRST_CHOICE, NUM_ACTIONS, NUM_CHOICES, REDOUBLE, action_to_string, as_action_id,
 )
-from .cards import NUM_RANKS, NUM_SEATS, counts_string as to_string
+from .cards import BOTTOM_SIZE, HAND_SIZE, NUM_RANKS, NUM_SEATS, counts_string as to_string
 from .legal import legal_ids_unchecked
 from .moves import MOVE_COUNTS, MOVE_NCARDS, MOVE_TYPE, NUM_MOVES, PASS, MoveType
 from .rules import (
@@ -95,7 +95,7 @@ class Game:
         self.passes = 0
         self.played = np.zeros((NUM_SEATS, NUM_RANKS), dtype=np.int8)
         self.played_total = np.zeros(NUM_RANKS, dtype=np.int8)  # all seats together
-        self.n_cards = [17, 17, 17]  # cards held per seat, public (R21)
+        self.n_cards = [HAND_SIZE] * NUM_SEATS  # cards held per seat, public (R21)
         self.moves_made = np.zeros(NUM_SEATS, dtype=np.int16)  # non-pass moves per seat
         self.bombs = 0
         self.rockets = 0
@@ -298,7 +298,7 @@ class Game:
 
     def _start_play(self) -> None:
         self.hands[self.landlord] += self.bottom  # R7
-        self.n_cards[self.landlord] += 3
+        self.n_cards[self.landlord] += BOTTOM_SIZE
         self.bottom_revealed = True
         self.phase = Phase.PLAY
         self.current_player = self.landlord

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .cards import DECK_SIZE, HAND_SIZE, NUM_SEATS
+from .cards import DECK_SIZE, HAND_SIZE, MAX_HAND, NUM_SEATS
 from .moves import IS_BOMB, NUM_MOVES
 from .observation import OBS_SHAPE
 from .rules import Phase
@@ -70,7 +70,7 @@ GAME = GameInfo(
     agents=tuple(f"player_{s}" for s in range(NUM_SEATS)),
     deck_size=DECK_SIZE,
     hand_size=HAND_SIZE,
-    max_hand=HAND_SIZE + (DECK_SIZE - NUM_SEATS * HAND_SIZE),
+    max_hand=MAX_HAND,
     num_moves=NUM_MOVES,
     num_actions=NUM_ACTIONS,
     obs_shape=tuple(OBS_SHAPE),

@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .cards import ACE, BLACK_JOKER, MAX_COUNTS, NUM_RANKS, RANKS, RED_JOKER, counts_string, as_counts, as_id, parse_cards
+from .cards import (ACE, BLACK_JOKER, MAX_COUNTS, MAX_HAND, NUM_RANKS, RANKS, RED_JOKER, counts_string, as_counts, as_id,
+                    parse_cards)
 
 
 class MoveType(IntEnum):
@@ -90,7 +91,7 @@ def _build() -> dict:
                 add(MoveType.TRIO_PAIR, 1, r, {r: 3}, {k: 2})
 
     def chains(width: int, min_len: int):
-        max_len = min(12, 20 // width)
+        max_len = min(12, MAX_HAND // width)
         for n in range(min_len, max_len + 1):
             for r in range(0, ACE - n + 2):
                 yield n, r
@@ -168,13 +169,25 @@ MOVE_BITS: np.ndarray = thermometer(MOVE_COUNTS)
 #: the moves that double the stake when played (R19): the 13 bombs, and the rocket
 IS_BOMB: np.ndarray = MOVE_TYPE == MoveType.BOMB
 IS_ROCKET: np.ndarray = MOVE_TYPE == MoveType.ROCKET
-for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS, IS_BOMB, IS_ROCKET):
+#: the bomb test: a bomb or the rocket, the moves that beat any ordinary move (R15) and double the stake (R18)
+IS_BOMB_OR_ROCKET: np.ndarray = IS_BOMB | IS_ROCKET
+for _a in (MOVE_COUNTS, MOVE_KICKERS, MOVE_TYPE, MOVE_LENGTH, MOVE_RANK, MOVE_NCARDS, MOVE_BITS, IS_BOMB, IS_ROCKET,
+           IS_BOMB_OR_ROCKET):
     _a.flags.writeable = False
 
 MOVE_STRINGS: tuple[str, ...] = (PASS_STRING,) + tuple(counts_string(c) for c in MOVE_COUNTS[1:])
 _MOVE_INDEX: dict[str, int] = {s: i for i, s in enumerate(MOVE_STRINGS)}
 if len(_MOVE_INDEX) != NUM_MOVES:  # a set of cards is never two different moves
     raise AssertionError("move table holds the same cards twice")
+#: a move's cards (its int8 counts as bytes) -> its id; no cards -> PASS (R11: a set of cards is one move)
+_MOVE_OF_COUNTS: dict[bytes, int] = {MOVE_COUNTS[m].tobytes(): m for m in range(NUM_MOVES)}
+
+
+def move_of_counts(counts) -> int:
+    """The id of the move made of exactly these cards, a (15,) count vector: ``PASS`` for no cards, -1 for
+    cards that are no move. The one lookup of a move by its cards (the planes carry cards, not ids: the
+    readers, the rule agent's planner and the belief sampler ask it). A dict lookup, about 1 us."""
+    return _MOVE_OF_COUNTS.get(np.asarray(counts, dtype=np.int8).tobytes(), -1)
 
 #: bitmask (bit r = rank r) of the kicker ranks of four-with-two moves; 0 for every other move.
 #: A four-with-two may not take a kicker from another whole bomb or the rocket in hand (R13).
@@ -293,6 +306,6 @@ __all__ = [
     "MoveType", "MoveInfo", "PASS", "PASS_STRING", "NUM_MOVES", "NUM_GROUPS",
     "MOVE_COUNTS", "MOVE_KICKERS", "MOVE_TYPE", "MOVE_LENGTH", "MOVE_RANK", "MOVE_NCARDS", "MOVE_BITS",
     "MOVE_GROUP", "MOVE_STRINGS", "GROUP_START", "GROUP_SIZE", "GROUP_TYPE", "GROUP_LENGTH", "GROUP_RANK",
-    "GROUP_BODY_BITS", "BEATS", "FOUR_KICKER_RANKS", "THERMO", "thermometer", "IS_BOMB", "IS_ROCKET",
-    "move_to_string", "move_id", "classify", "beats", "parse_cards", "as_id",
+    "GROUP_BODY_BITS", "BEATS", "FOUR_KICKER_RANKS", "THERMO", "thermometer", "IS_BOMB", "IS_ROCKET", "IS_BOMB_OR_ROCKET",
+    "move_to_string", "move_id", "move_of_counts", "classify", "beats", "parse_cards", "as_id",
 ]

@@ -9,7 +9,7 @@ previous seat.
 :data:`LAYOUT` is the one table of the layout: the ``CH_*`` constants, the table below, the
 AEC env's doc page and the docs' table are all made from (or checked against) it, and
 ``LAYOUT_BY_NAME[name].of(planes)`` is a named view of any ``(..., 29, 4, 15)`` planes
-(``.cells``: its cells in flat ``(..., 1740)`` planes).
+(``.cells``: its cells in flat ``(..., OBS_CELLS)`` planes, 1,740 cells).
 
 {LAYOUT_TABLE}
 
@@ -56,7 +56,7 @@ def known_doubles(double_choice, doubles_revealed: bool, seat: int | None) -> np
     doubled = np.asarray(double_choice) == 1
     if doubles_revealed or seat is None:
         return doubled
-    known = np.zeros(3, bool)
+    known = np.zeros(NUM_SEATS, bool)
     known[seat] = doubled[seat]
     return known
 
@@ -64,6 +64,8 @@ def known_doubles(double_choice, doubles_revealed: bool, seat: int | None) -> np
 _PLAY = int(Phase.PLAY)
 
 HISTORY = 15  # plays kept in the history channels
+#: the cells of one channel (a 4 x 15 plane: a row per card of a rank, a column per rank)
+PLANE_CELLS = 4 * NUM_RANKS  # 60
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,8 @@ class Channels:
 
     @property
     def cells(self) -> slice:
-        """This run's cells in flat ``(..., 1740)`` planes (60 a channel): ``flat[..., ch.cells]``."""
-        return slice(self.start * 4 * NUM_RANKS, self.stop * 4 * NUM_RANKS)
+        """This run's cells in flat ``(..., OBS_CELLS)`` planes (``PLANE_CELLS`` a channel): ``flat[..., ch.cells]``."""
+        return slice(self.start * PLANE_CELLS, self.stop * PLANE_CELLS)
 
     def label(self) -> str:
         """The channel numbers as the tables write them: ``0``, ``3, 4, 5``, ``7 .. 21``."""
@@ -166,23 +168,23 @@ _NUM_CARD_CHANNELS = CH_HISTORY + HISTORY  # channels 0..21 are card planes
 _ROWS = np.arange(4, dtype=np.int8)[:, None]
 
 
-_CELLS = NUM_CHANNELS * 4 * NUM_RANKS  # 1740 cells per view, 60 per channel
-_PLANE = 4 * NUM_RANKS
+#: the cells of one view, flattened: ``planes.reshape(..., OBS_CELLS)``
+OBS_CELLS = NUM_CHANNELS * PLANE_CELLS  # 1740
 #: the thermometer plane (4 x 15, flattened) of every move's cards: history and to_beat planes are one lookup
 #: (row NUM_MOVES, an empty plane, stands for an empty history slot)
-MOVE_PLANES = np.zeros((NUM_MOVES + 1, _PLANE), np.int8)
-MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < _MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, _PLANE)
+MOVE_PLANES = np.zeros((NUM_MOVES + 1, PLANE_CELLS), np.int8)
+MOVE_PLANES[:NUM_MOVES] = (np.arange(4)[:, None] < _MOVE_COUNTS[:, None, :]).reshape(NUM_MOVES, PLANE_CELLS)
 EMPTY_SLOT = NUM_MOVES
 MOVE_PLANES.flags.writeable = False
-_SEAT3 = np.arange(3)
-_R3_15 = _SEAT3 * NUM_RANKS
+_SEATS = np.arange(NUM_SEATS)
+_R3_15 = _SEATS * NUM_RANKS
 # the 16 scattered one-hot cells of a view: cards left (3), bids (3), first bidder, doubling (3), redouble, phase,
 # role, beat seat, bombs, rocket; written by encode
 _ONEHOT_MUL = np.array([1] * 15 + [0], np.int64)
 _ONEHOT_OFF = np.concatenate([
-    (CH_CARDS_LEFT + _SEAT3) * _PLANE, CH_BIDS * _PLANE + _R3_15, [CH_BIDS * _PLANE + 3 * NUM_RANKS],
-    CH_DOUBLING * _PLANE + _R3_15, [CH_DOUBLING * _PLANE + 3 * NUM_RANKS],
-    CH_STATUS * _PLANE + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * _PLANE + 4 * NUM_RANKS - 1],
+    (CH_CARDS_LEFT + _SEATS) * PLANE_CELLS, CH_BIDS * PLANE_CELLS + _R3_15, [CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS],
+    CH_DOUBLING * PLANE_CELLS + _R3_15, [CH_DOUBLING * PLANE_CELLS + 3 * NUM_RANKS],
+    CH_STATUS * PLANE_CELLS + np.array([0, 1, 2, 3]) * NUM_RANKS, [CH_STATUS * PLANE_CELLS + PLANE_CELLS - 1],
 ]).astype(np.int64)
 
 
@@ -218,18 +220,18 @@ def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndar
     (an empty history slot may hold any id whose plane is empty: 0 or ``NUM_MOVES``).
     Card planes are four compares of whole arrays, one per thermometer row; the other
     one-hot cells are written by one flat scatter (2-D ``np.nonzero`` is slow). ``out``: a
-    C-contiguous int8 array of B * 1740 cells to fill (every cell is written).
+    C-contiguous int8 array of B * OBS_CELLS cells to fill (every cell is written).
     """
     (hand, unseen, bottom, played, to_beat, hist_cards, hist_seat, hist_pass, cards_left, bids, first_bidder,
      doubling, redouble, phase, role, beat_seat, bombs, rocket) = view
     hand = np.asarray(hand)
     B = hand.shape[0]
     if out is None:
-        obs = np.empty((B, _CELLS), np.int8)
+        obs = np.empty((B, OBS_CELLS), np.int8)
     else:
-        if out.dtype != np.int8 or out.size != B * _CELLS or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous int8 array of {B} x {_CELLS} cells")
-        obs = out.reshape(B, _CELLS)
+        if out.dtype != np.int8 or out.size != B * OBS_CELLS or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous int8 array of {B} x {OBS_CELLS} cells")
+        obs = out.reshape(B, OBS_CELLS)
     o4 = obs.reshape(B, NUM_CHANNELS, 4, NUM_RANKS)
     cards = np.empty((B, 6, NUM_RANKS), np.int8)
     cards[:, 0] = hand
@@ -240,24 +242,24 @@ def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndar
     for r in range(4):  # four compares of long runs beat one broadcast compare of 15-wide rows
         np.greater(cards, r, out=v[:, :6, r, :])
     if to_beat_move is not None:
-        obs[:, CH_TO_BEAT * _PLANE:(CH_TO_BEAT + 1) * _PLANE] = MOVE_PLANES.take(to_beat_move, axis=0)
+        obs[:, CH_TO_BEAT * PLANE_CELLS:(CH_TO_BEAT + 1) * PLANE_CELLS] = MOVE_PLANES.take(to_beat_move, axis=0)
     else:
         tb = np.asarray(to_beat)
         for r in range(4):
             np.greater(tb, r, out=v[:, CH_TO_BEAT, r, :])
     if hist_moves is not None:
-        obs[:, CH_HISTORY * _PLANE:CH_HISTORY_SEATS * _PLANE] = MOVE_PLANES.take(
-            np.asarray(hist_moves).reshape(-1), axis=0).reshape(B, HISTORY * _PLANE)
+        obs[:, CH_HISTORY * PLANE_CELLS:CH_HISTORY_SEATS * PLANE_CELLS] = MOVE_PLANES.take(
+            np.asarray(hist_moves).reshape(-1), axis=0).reshape(B, HISTORY * PLANE_CELLS)
     else:
         hc = np.asarray(hist_cards)
         for r in range(4):
             np.greater(hc, r, out=v[:, CH_HISTORY:CH_HISTORY_SEATS, r, :])
     # history seats: row r < 3 marks relative seat r (-1, an empty slot, matches no row); row 3 the passes
     hist_seat = np.asarray(hist_seat)
-    for r in range(3):
+    for r in range(NUM_SEATS):
         np.equal(hist_seat, r, out=v[:, CH_HISTORY_SEATS, r, :])
     v[:, CH_HISTORY_SEATS, 3, :] = hist_pass
-    obs[:, CH_CARDS_LEFT * _PLANE:] = 0
+    obs[:, CH_CARDS_LEFT * PLANE_CELLS:] = 0
     # the 16 other one-hot cells: cell = max(raw, 0) * _ONEHOT_MUL + _ONEHOT_OFF, set where raw >= 0
     raw = np.empty((B, 16), np.int64)
     raw[:, 0:3] = cards_left
@@ -275,7 +277,7 @@ def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndar
     np.maximum(raw, 0, out=raw)
     raw *= _ONEHOT_MUL
     raw += _ONEHOT_OFF
-    raw += (np.arange(0, B * _CELLS, _CELLS))[:, None]
+    raw += (np.arange(0, B * OBS_CELLS, OBS_CELLS))[:, None]
     obs.reshape(-1)[raw.reshape(-1)] = val.reshape(-1)
     return o4
 
@@ -283,6 +285,12 @@ def encode(view: PublicView, *, to_beat_move=None, hist_moves=None, out: np.ndar
 def decode_cards(plane: np.ndarray) -> np.ndarray:
     """Counts (15,) back from a thermometer plane (4, 15): for tests and debugging."""
     return plane.sum(axis=0).astype(np.int8)
+
+
+#: _SEAT_ORDER[o]: the absolute seat of each relative seat seen from seat o (0 o itself, 1 the next, 2 the
+#: previous); _SEAT_REL[o][s]: seat s relative to seat o (lists: observe_game looks seats up, one hand at a time)
+_SEAT_ORDER = [[(o + r) % NUM_SEATS for r in range(NUM_SEATS)] for o in range(NUM_SEATS)]
+_SEAT_REL = [[(s - o) % NUM_SEATS for s in range(NUM_SEATS)] for o in range(NUM_SEATS)]
 
 
 def observe_game(game, seat: int) -> np.ndarray:
@@ -294,7 +302,7 @@ def observe_game(game, seat: int) -> np.ndarray:
     """
     if type(seat) is not int or not 0 <= seat <= 2:  # (one cheap check for the usual int seat)
         seat = as_seat(seat)  # a numpy integer; ValueError for 1.5 or -1 (which would wrap to seat 2)
-    order = [seat, (seat + 1) % 3, (seat + 2) % 3]  # relative seat -> absolute seat
+    order, rel = _SEAT_ORDER[seat], _SEAT_REL[seat]  # relative seat -> absolute seat, and back
     lord = game.landlord
     cards = np.zeros((CH_HISTORY, NUM_RANKS), dtype=np.int8)
     cards[CH_HAND] = game.hands[seat]
@@ -308,36 +316,36 @@ def observe_game(game, seat: int) -> np.ndarray:
     last = game.last_move if game.phase == _PLAY else 0
     if last:
         cards[CH_TO_BEAT] = _MOVE_COUNTS[last]
-    flat = np.zeros(_CELLS, dtype=np.int8)
-    np.less(_ROWS, cards[:, None, :], out=flat[:CH_HISTORY * _PLANE].reshape(CH_HISTORY, 4, NUM_RANKS).view(bool))
+    flat = np.zeros(OBS_CELLS, dtype=np.int8)
+    np.less(_ROWS, cards[:, None, :], out=flat[:CH_HISTORY * PLANE_CELLS].reshape(CH_HISTORY, 4, NUM_RANKS).view(bool))
     cells = []  # flat indices of the one-hot cells
     recent = game.plays[-HISTORY:][::-1]
     if recent:
         n = len(recent)
-        flat[CH_HISTORY * _PLANE:(CH_HISTORY + n) * _PLANE] = MOVE_PLANES.take([m for _, m in recent], axis=0).reshape(-1)
-        base = CH_HISTORY_SEATS * _PLANE
+        flat[CH_HISTORY * PLANE_CELLS:(CH_HISTORY + n) * PLANE_CELLS] = MOVE_PLANES.take([m for _, m in recent], axis=0).reshape(-1)
+        base = CH_HISTORY_SEATS * PLANE_CELLS
         for k, (s, m) in enumerate(recent):
-            cells.append(base + ((s - seat) % 3) * NUM_RANKS + k)
+            cells.append(base + rel[s] * NUM_RANKS + k)
             if m == 0:
                 cells.append(base + 3 * NUM_RANKS + k)
     for r, s in enumerate(order):
-        cells.append((CH_CARDS_LEFT + r) * _PLANE + game.n_cards[s])
+        cells.append((CH_CARDS_LEFT + r) * PLANE_CELLS + game.n_cards[s])
         b = int(game.bids[s])
         if b >= 0:
-            cells.append(CH_BIDS * _PLANE + r * NUM_RANKS + b)
+            cells.append(CH_BIDS * PLANE_CELLS + r * NUM_RANKS + b)
         if s != lord and (game.doubles_revealed or s == seat):
             d = int(game.double_choice[s])
             if d >= 0:
-                cells.append(CH_DOUBLING * _PLANE + r * NUM_RANKS + d)
-    cells.append(CH_BIDS * _PLANE + 3 * NUM_RANKS + (game.first_bidder - seat) % 3)
+                cells.append(CH_DOUBLING * PLANE_CELLS + r * NUM_RANKS + d)
+    cells.append(CH_BIDS * PLANE_CELLS + 3 * NUM_RANKS + rel[game.first_bidder])
     if game.redouble_choice >= 0:
-        cells.append(CH_DOUBLING * _PLANE + 3 * NUM_RANKS + game.redouble_choice)
-    st = CH_STATUS * _PLANE
+        cells.append(CH_DOUBLING * PLANE_CELLS + 3 * NUM_RANKS + game.redouble_choice)
+    st = CH_STATUS * PLANE_CELLS
     cells.append(st + int(game.phase))
     if lord >= 0:
         cells.append(st + NUM_RANKS + int(ROLE_OF[seat, lord + 1]))
     if last:
-        cells.append(st + 2 * NUM_RANKS + (game.last_mover - seat) % 3)
+        cells.append(st + 2 * NUM_RANKS + rel[game.last_mover])
     cells.append(st + 3 * NUM_RANKS + min(game.bombs, 13))
     if game.rockets:
         cells.append(st + 3 * NUM_RANKS + 14)
@@ -374,7 +382,7 @@ def observe_batch(state, seats: np.ndarray) -> np.ndarray:
     ``last_move``, ``last_mover``, ``bombs``, ``rockets`` (B,), and the play history ring
     ``hist_moves``, ``hist_seats`` (B, HISTORY) with its next slot ``hist_head`` (B,)."""
     B = seats.shape[0]
-    obs = np.empty((B, _CELLS), np.int8)
+    obs = np.empty((B, OBS_CELLS), np.int8)
     for lo in range(0, B, _OBS_CHUNK):
         hi = min(lo + _OBS_CHUNK, B)
         _observe_into(state, obs[lo:hi], lo, hi, seats[lo:hi])
@@ -421,4 +429,4 @@ def _observe_into(st, out: np.ndarray, lo: int, hi: int, o: np.ndarray) -> None:
 
 __all__ = ["LAYOUT", "LAYOUT_BY_NAME", "Channels", "layout_table", "PublicView", "MOVE_PLANES", "encode", "observe_game",
            "observe_batch", "decode_cards", "EMPTY_SLOT", "public_history", "seat_history", "known_doubles", "HIDDEN",
-           "OBS_SHAPE", "NUM_CHANNELS", "HISTORY"]
+           "OBS_SHAPE", "OBS_CELLS", "PLANE_CELLS", "NUM_CHANNELS", "HISTORY"]

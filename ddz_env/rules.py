@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from enum import IntEnum
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -188,9 +188,9 @@ class Deal:
     The one deal value: `deal_hand` deals one, ``Game.from_deal`` / ``Game.initial_deal``,
     ``VectorDouDizhu.load_deals`` / ``deal_of``, the AEC env's ``options["deal"]``, hand records
     and the arena take or give it. Built from card strings or counts (``Deal(hands, bottom,
-    first_bidder)``) or by `of` from any old shape. For old callers it unpacks as the tuple
-    ``(hands, bottom, first_bidder)`` that ``deal_hand`` returned, and reads as the dict that
-    ``deal_of`` returned (``d["hands"]``, ``d.get("landlord")``).
+    first_bidder)``) or by `of` from the shapes people write (a dict, a tuple). Read it by its
+    fields (``d.hands``, ``d.bottom``, ``d.first_bidder``, ``d.landlord``); ``to_dict`` gives the
+    dict of a record.
     """
 
     hands: np.ndarray
@@ -247,24 +247,6 @@ class Deal:
             hands, bottom = self.hands.copy(), self.bottom.copy()
         return {"hands": hands, "bottom": bottom, "first_bidder": self.first_bidder, "landlord": self.landlord}
 
-    # the old shapes: the (hands, bottom, first_bidder) tuple and the deal_of dict
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.hands, self.bottom, self.first_bidder))
-
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            if key not in ("hands", "bottom", "first_bidder", "landlord"):
-                raise KeyError(key)
-            return getattr(self, key)
-        return (self.hands, self.bottom, self.first_bidder)[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            value = self[key]
-        except KeyError:
-            return default
-        return default if value is None else value
-
     def __reduce__(self):  # (pickled for evaluation workers: unpickled read-only, unchecked)
         return (Deal._trusted, (self.hands, self.bottom, self.first_bidder, self.landlord))
 
@@ -285,8 +267,7 @@ class Deal:
 
 def deal_hand(rng: np.random.Generator) -> Deal:
     """A `Deal`: the cards (R1), then the first bidder drawn from the same generator (always
-    drawn, so the stream never depends on options). Unpacks as ``hands (3, 15), bottom (15,),
-    first_bidder``.
+    drawn, so the stream never depends on options).
 
     Declared twin: ``VectorDouDizhu._deal`` makes the same two draws from each slot's generator
     and counts the cards of many hands at once (the equivalence tests and the golden file hold

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cards import NUM_SEATS
+
 
 def multiplier_exponents(doubled, redoubled, bombs, rockets, spring, anti_spring) -> np.ndarray:
     """Per-seat exponent n_i of R19: bombs + rockets + spring + anti_spring + d_i + d_i * r.
@@ -44,7 +46,7 @@ def hand_scores(bid, landlord, doubled, redoubled, bombs, rockets, spring, anti_
     n = multiplier_exponents(doubled, redoubled, bombs, rockets, spring, anti_spring)
     s = np.where(np.asarray(farmers_won), 1, -1)[..., None]
     farmer = np.asarray(bid, dtype=np.int64)[..., None] * s * (np.int64(1) << n)
-    is_landlord = np.arange(3) == landlord[..., None]
+    is_landlord = np.arange(NUM_SEATS) == landlord[..., None]
     farmer = np.where(is_landlord, 0, farmer)
     landlord_score = -farmer.sum(axis=-1, keepdims=True)
     return np.where(is_landlord, landlord_score, farmer)

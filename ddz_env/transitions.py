@@ -24,9 +24,9 @@ import numpy as np
 
 from .actions import BID_PASS, FIRST_CHOICE, NO_DOUBLE, NO_REDOUBLE, NUM_CHOICES
 from .batch import BatchState
-from .cards import NUM_SEATS
+from .cards import BOTTOM_SIZE, NUM_SEATS
 from .legal import legal_ids_batch, response_ids_batch
-from .moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
+from .moves import IS_BOMB, IS_BOMB_OR_ROCKET, IS_ROCKET, MOVE_COUNTS, MOVE_NCARDS, PASS
 from .observation import HISTORY
 from .rules import Phase, bid_outcome, doubling_order, legal_choices, redouble_allowed
 from .rules import rewards as hand_rewards
@@ -35,7 +35,6 @@ from .scoring import finish_hand
 _DOUBLE, _REDOUBLE, _PLAY, _OVER = int(Phase.DOUBLE), int(Phase.REDOUBLE), int(Phase.PLAY), int(Phase.OVER)
 _IS_BOMB = IS_BOMB.astype(np.int64)
 _IS_ROCKET = IS_ROCKET.astype(np.int64)
-_IS_BOMBISH = IS_BOMB | IS_ROCKET
 _NCARDS = MOVE_NCARDS.astype(np.int64)
 #: the hand summary's integer keys of step's info: (key, state array, width, blank), in the columns of one block
 SUMMARY = (("bids", "bids", 3, -1), ("doubles", "double_choice", 3, -1), ("redouble", "redouble_choice", 1, -1),
@@ -104,7 +103,7 @@ def start_play(st: BatchState, idx: np.ndarray) -> None:
         return
     lord = st.landlord[idx]
     st.hands[idx, lord] += st.bottom[idx]  # R7
-    st.n_cards[idx, lord] += 3
+    st.n_cards[idx, lord] += BOTTOM_SIZE
     st.bottom_revealed[idx] = True
     st.phase[idx] = _PLAY
     st.current_player[idx] = lord
@@ -117,7 +116,7 @@ def play(st: BatchState, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> 
     """Every play-phase hand at once: a pass is the move of no cards, so one update serves both (R8, R17).
     Declared twin of ``Game._play`` (the same rules, one hand at a time)."""
     s = st.current_player[idx]
-    flat = idx * 3 + s  # row of (hand, seat) in the (B * 3, ...) views
+    flat = idx * NUM_SEATS + s  # row of (hand, seat) in the (B * 3, ...) views
     cards = MOVE_COUNTS.take(m, axis=0)
     st.hands2[flat] -= cards
     st.played2[flat] += cards
@@ -136,7 +135,7 @@ def play(st: BatchState, idx: np.ndarray, m: np.ndarray, winner: np.ndarray) -> 
     is_pass = m == PASS
     moved = ~is_pass
     st.moves_made1[flat] += moved
-    big = _IS_BOMBISH[m]
+    big = IS_BOMB_OR_ROCKET[m]
     if big.any():  # (rare: most steps play no bomb)
         k = big.nonzero()[0]
         bm, rk = _IS_BOMB[m[k]], _IS_ROCKET[m[k]]
@@ -169,8 +168,8 @@ def finish_hands(st: BatchState, ended: np.ndarray, won: np.ndarray, winner: np.
     out of), finished by ``scoring.finish_hand`` (R17-R19, as ``Game._finish``) before their slots
     are dealt afresh."""
     B = st.phase.shape[0]
-    rewards = np.zeros((B, 3), np.float32)
-    final = np.zeros((B, 3), np.int64)
+    rewards = np.zeros((B, NUM_SEATS), np.float32)
+    final = np.zeros((B, NUM_SEATS), np.int64)
     landlord = np.full(B, -1, np.int64)
     spring_out = np.zeros(B, bool)
     anti_out = np.zeros(B, bool)
@@ -210,10 +209,10 @@ def legal_sets(st: BatchState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     resp = (st.last_move != PASS).nonzero()[0]  # (last_move is 0 outside the play phase)
     parts = []
     if lead.size:
-        lead_hands = st.hands2[lead * 3 + cur[lead]]
+        lead_hands = st.hands2[lead * NUM_SEATS + cur[lead]]
         parts.append((lead, *legal_ids_batch(lead_hands, st.last_move[lead], validate=False)))
     if resp.size:
-        parts.append((resp, *response_ids_batch(st.hands2[resp * 3 + cur[resp]], st.last_move[resp])))
+        parts.append((resp, *response_ids_batch(st.hands2[resp * NUM_SEATS + cur[resp]], st.last_move[resp])))
     counts = np.zeros(B, np.int64)
     for gidx, prow, _ in parts:
         counts[gidx] = np.bincount(prow, minlength=gidx.size)

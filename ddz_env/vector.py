@@ -202,8 +202,7 @@ class VectorDouDizhu:
 
     def deal_of(self, b: int) -> Deal:
         """The `ddz_env.rules.Deal` of slot b's current hand (with bidding off, its ``landlord``):
-        what ``Game.from_deal``, ``load_deals`` and the AEC env's ``options["deal"]`` take. (It reads as
-        the dict this returned before: ``d["hands"]``, ``d.get("landlord")``.)"""
+        what ``Game.from_deal``, ``load_deals`` and the AEC env's ``options["deal"]`` take."""
         st = self.state
         b = self._slot(b, "deal_of")
         return Deal._trusted(st.initial_hands[b], st.bottom[b], int(st.first_bidder[b]),

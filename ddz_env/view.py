@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .actions import action_to_string, phase_of
-from .cards import counts_string
+from .cards import NUM_SEATS, counts_string
 from .game import Game, Phase
 from .moves import PASS
 from .observation import HIDDEN, known_doubles, seat_history
@@ -61,13 +61,13 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     revealed (R7) and its legal actions when on turn; the other hands only once the hand is over.
     """
     g = game
-    names = list(names) if names is not None else ["seat 0", "seat 1", "seat 2"]
+    names = list(names) if names is not None else [f"seat {s}" for s in range(NUM_SEATS)]
     over = g.is_over
     everything = seat is None
     hist = g.history if everything else seat_history(g.history, g.doubles_revealed, seat)  # R5
     history = [{"seat": s, "phase": "DOUBLE", "name": "?", "text": SECRET} if a == HIDDEN else
                {"seat": s, "phase": phase_of(a), "name": action_to_string(a), "text": said(a)} for s, a in hist]
-    show = [everything or s == seat or over for s in range(3)]
+    show = [everything or s == seat or over for s in range(NUM_SEATS)]
     to_beat = None
     if g.phase == Phase.PLAY and g.last_move != PASS:
         to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
@@ -76,15 +76,15 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     return {
         "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
         "your_turn": on_turn,
-        "hands": [counts_string(g.hands[s]) if show[s] else None for s in range(3)],
+        "hands": [counts_string(g.hands[s]) if show[s] else None for s in range(NUM_SEATS)],
         "cards_left": [int(n) for n in g.n_cards],
-        "roles": [ROLE_NAMES[g.role(s)] for s in range(3)],
+        "roles": [ROLE_NAMES[g.role(s)] for s in range(NUM_SEATS)],
         "landlord": int(g.landlord), "first_bidder": int(g.first_bidder),
         "bids": [int(b) for b in g.bids], "bid": int(g.bid),
         "doubled": [bool(d) if g.doubles_revealed else None for d in g.doubled()],
         "redoubled": bool(g.redoubled),
         "bottom": counts_string(g.bottom) if (g.bottom_revealed or everything) else None,
-        "played": [counts_string(g.played[s]) for s in range(3)],
+        "played": [counts_string(g.played[s]) for s in range(NUM_SEATS)],
         "to_beat": to_beat,
         "history": history,
         "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
@@ -112,10 +112,10 @@ def stake(game: Game, seat: int | None) -> dict[str, Any] | None:
         return None
     lord = int(g.landlord)
     doubled = known_doubles(g.double_choice, g.doubles_revealed, seat)  # R5
-    farmers = [f for f in range(3) if f != lord]
+    farmers = [f for f in range(NUM_SEATS) if f != lord]
     args = (g.bid, lord, doubled, g.redoubled, g.bombs, g.rockets, g.spring, g.anti_spring, True)
     each = [int(x) for x in hand_scores(*args)]  # the farmers' stakes (a farmers' win) and the landlord's -(sum)
-    base = int(hand_scores(g.bid, lord, np.zeros(3, bool), False, g.bombs, g.rockets, g.spring, g.anti_spring,
+    base = int(hand_scores(g.bid, lord, np.zeros(NUM_SEATS, bool), False, g.bombs, g.rockets, g.spring, g.anti_spring,
                            True)[farmers[0]])
     common = (f"bid {g.bid}" + _times(g.bombs, f"{g.bombs} bomb{'s' if g.bombs != 1 else ''}")
               + _times(g.rockets, "rocket") + _times(int(g.spring), "spring") + _times(int(g.anti_spring), "anti-spring"))

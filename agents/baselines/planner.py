@@ -21,10 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ddz_env.cards import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, TWO
-from ddz_env.moves import MOVE_COUNTS, NUM_MOVES
+from ddz_env.moves import PASS, move_of_counts
 
-#: move id of a set of cards (counts as int8 bytes); built once at import
-_ID_BY_COUNTS: dict[bytes, int] = {MOVE_COUNTS[i].tobytes(): i for i in range(1, NUM_MOVES)}
 #: a chain of width w (1 straight, 2 pair chain, 3 airplane) needs at least this many ranks
 _MIN_LEN = {1: 5, 2: 3, 3: 2}
 #: plan cost weight of a loose low single/pair (0 for an A and above): breaks ties between plans
@@ -41,8 +39,12 @@ class Plan(NamedTuple):
 
 
 def move_of(counts) -> int:
-    """Move id of exactly these cards (a (15,) count vector); ``KeyError`` if they are no move."""
-    return _ID_BY_COUNTS[np.asarray(counts, dtype=np.int8).tobytes()]
+    """Move id of exactly these cards (a (15,) count vector, ``moves.move_of_counts``); ``KeyError`` if they
+    are no move (or no cards)."""
+    m = move_of_counts(counts)
+    if m <= PASS:
+        raise KeyError(f"no move is made of the cards {np.asarray(counts).tolist()}")
+    return m
 
 
 def _weak(rank: int) -> float:

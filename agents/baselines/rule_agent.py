@@ -27,7 +27,7 @@ import numpy as np
 from ddz_env.actions import BID_PASS, DOUBLE, NO_DOUBLE, NO_REDOUBLE, REDOUBLE
 from ddz_env.cards import ACE, BLACK_JOKER, RED_JOKER, TWO
 from ddz_env.legal import legal_ids as answers_to
-from ddz_env.moves import IS_BOMB, IS_ROCKET, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
+from ddz_env.moves import IS_BOMB_OR_ROCKET, MOVE_COUNTS, MOVE_GROUP, MOVE_NCARDS, MOVE_RANK, MOVE_TYPE, PASS, MoveType
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions
@@ -38,7 +38,6 @@ from .view import View, decode
 _BID, _DOUBLE, _REDOUBLE = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE)  # (plain ints: the hot path)
 _SINGLE, _PAIR = int(MoveType.SINGLE), int(MoveType.PAIR)
 #: bombs and the rocket, by move id (plain arrays: no enum lookups in the hot path)
-_IS_BOMBISH = IS_BOMB | IS_ROCKET
 #: control cards a move spends: its 2s, and its jokers counted twice
 _CONTROL = (MOVE_COUNTS[:, TWO] + 2 * MOVE_COUNTS[:, BLACK_JOKER] + 2 * MOVE_COUNTS[:, RED_JOKER]).astype(np.int8)
 #: logistic model of the landlord's win chance from its 17 cards before the bottom
@@ -156,7 +155,7 @@ class RuleAgent(BatchAgent):
         if len(moves) <= 4:
             sure = [m for m in moves if not self._beatable(view, m)]
             if len(moves) - len(sure) <= 1 and sure:
-                sure.sort(key=lambda m: (bool(_IS_BOMBISH[m]), int(MOVE_RANK[m])))
+                sure.sort(key=lambda m: (bool(IS_BOMB_OR_ROCKET[m]), int(MOVE_RANK[m])))
                 return sure[0]
         partner = view.partner
         if partner == 1 and view.left[partner] <= 2:  # partner acts next and is about to go out
@@ -166,7 +165,7 @@ class RuleAgent(BatchAgent):
                 m = np.zeros(15, dtype=np.int8)
                 m[lows[0]] = k
                 return move_of(m)
-        ordinary = [m for m in moves if not _IS_BOMBISH[m]] or moves
+        ordinary = [m for m in moves if not IS_BOMB_OR_ROCKET[m]] or moves
         danger = view.min_opponent_left()
         if danger <= 2:  # an opponent with one card cannot follow a pair, one with two cannot follow a trio
             avoid = _SINGLE if danger == 1 else _PAIR
@@ -183,7 +182,7 @@ class RuleAgent(BatchAgent):
         base = plan_cost(hand)
         danger = (view.min_opponent_left() <= self.danger_cards
                   or view.left[view.beat_seat] <= self.danger_mover_cards)
-        ordinary = moves[~_IS_BOMBISH[moves]]
+        ordinary = moves[~IS_BOMB_OR_ROCKET[moves]]
         best, best_key = PASS, None
         if ordinary.size:
             # a few kicker choices per body (the lowest kickers come first in id order)
@@ -206,7 +205,7 @@ class RuleAgent(BatchAgent):
             allowed = math.inf if danger else self.break_allowance
             if best_key is not None and round(best_key[3]) <= allowed:  # whole moves (the rest breaks ties)
                 return best
-        bombs = moves[_IS_BOMBISH[moves]]
+        bombs = moves[IS_BOMB_OR_ROCKET[moves]]
         if bombs.size:
             bomb = int(bombs[0])  # ids order bombs by rank, the rocket last
             if danger or self._wins_after(view, bomb):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ddz_env.cards import MAX_COUNTS
 from ddz_env.observation import LAYOUT_BY_NAME
-from ddz_env.readers import read_bids, read_cards, read_cards_left, read_status
+from ddz_env.readers import landlord_seat, read_bids, read_cards, read_cards_left, read_status
 from ddz_env.rules import Phase, Role
 
 from .planner import move_of
@@ -45,7 +45,7 @@ class View:
     @property
     def landlord(self) -> int:
         """Relative seat of the landlord; -1 before bidding ends."""
-        return {LANDLORD: 0, FARMER_AFTER: 2, FARMER_BEFORE: 1}.get(self.role, -1)
+        return landlord_seat(self.role)
 
     def opponents(self) -> tuple[int, ...]:
         if self.role == LANDLORD:

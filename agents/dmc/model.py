@@ -39,22 +39,21 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.game import Phase
 from ddz_env.moves import MOVE_COUNTS, MOVE_TYPE, NUM_MOVE_TYPES, NUM_MOVES
-from ddz_env.observation import CH_HISTORY, HISTORY, LAYOUT_BY_NAME, MOVE_PLANES, OBS_SHAPE
+from ddz_env.cards import MAX_HAND, NUM_RANKS
+from ddz_env.observation import CH_HISTORY, HISTORY, LAYOUT_BY_NAME, MOVE_PLANES, OBS_CELLS, PLANE_CELLS
 from ddz_env.rules import Role, role_of
 
 from .config import NET_NAMES
 
-OBS_CELLS = int(np.prod(OBS_SHAPE))  # 1740
 #: hidden-hand prediction (config ``hand_prediction``): a training sample's row is its planes, then the
 #: true cards of the next and the previous seat (2 x 15 counts) as training targets; never an input
-HIDDEN_CELLS = 2 * 15
+HIDDEN_CELLS = 2 * NUM_RANKS
 HAND_CLASSES = 5  # a rank's count in a hand: 0 .. 4
 
 
 def sample_cells(predict_hands: bool) -> int:
     """Width of a training sample's row: the planes (OBS_CELLS), plus HIDDEN_CELLS targets with hidden-hand prediction."""
     return OBS_CELLS + (HIDDEN_CELLS if predict_hands else 0)
-PLANE = 60
 BIDDING_NET = 3
 NUM_NETS = len(NET_NAMES)
 LSTM_GROUP = 3  # history plays per LSTM step
@@ -71,10 +70,10 @@ def combine(parts: torch.Tensor) -> torch.Tensor:
 
 def _action_table() -> np.ndarray:
     """(NUM_ACTIONS, ACTION_DIM) float32 features of every action id."""
-    feats = np.zeros((NUM_ACTIONS, PLANE + NUM_MOVE_TYPES + 8), np.float32)
-    feats[:NUM_MOVES, :PLANE] = MOVE_PLANES[:NUM_MOVES]
-    feats[np.arange(NUM_MOVES), PLANE + MOVE_TYPE.astype(np.int64)] = 1.0
-    feats[NUM_MOVES + np.arange(8), PLANE + NUM_MOVE_TYPES + np.arange(8)] = 1.0
+    feats = np.zeros((NUM_ACTIONS, PLANE_CELLS + NUM_MOVE_TYPES + 8), np.float32)
+    feats[:NUM_MOVES, :PLANE_CELLS] = MOVE_PLANES[:NUM_MOVES]
+    feats[np.arange(NUM_MOVES), PLANE_CELLS + MOVE_TYPE.astype(np.int64)] = 1.0
+    feats[NUM_MOVES + np.arange(8), PLANE_CELLS + NUM_MOVE_TYPES + np.arange(8)] = 1.0
     return feats
 
 
@@ -83,8 +82,7 @@ ACTION_DIM = ACTION_FEATURES.shape[1]
 #: cards of each rank every action id takes from the hand (zeros for pass, bids, doubles)
 ACTION_COUNTS = np.zeros((NUM_ACTIONS, 15), np.int8)
 ACTION_COUNTS[:NUM_MOVES] = MOVE_COUNTS[:NUM_MOVES]
-MAX_HAND = 20
-HAND_AFTER_DIM = PLANE + MAX_HAND + 1  # thermometer plane of the hand after the move + one-hot of its size
+HAND_AFTER_DIM = PLANE_CELLS + MAX_HAND + 1  # thermometer plane of the hand after the move + one-hot of its size
 
 
 # the play networks are indexed by the seat's Role (net_ids): their names follow Role's order
@@ -114,7 +112,7 @@ def hand_after_features(hand: torch.Tensor, counts: torch.Tensor) -> torch.Tenso
     """(M, HAND_AFTER_DIM) float: the hand ``hand`` (M, 15) minus the move's ``counts`` (M, 15), as a
     thermometer plane (the observation's layout, cell = 15 * row + rank) and a one-hot of its size."""
     after = hand - counts
-    plane = (after.unsqueeze(1) > _THERMO_ROWS.to(after.device)).reshape(after.shape[0], PLANE)
+    plane = (after.unsqueeze(1) > _THERMO_ROWS.to(after.device)).reshape(after.shape[0], PLANE_CELLS)
     size = torch.nn.functional.one_hot(after.sum(1).clamp(0, MAX_HAND), MAX_HAND + 1)
     return torch.cat([plane.float(), size.float()], dim=1)
 
@@ -142,7 +140,7 @@ class QNet(nn.Module):
         self.hand_after = bool(hand_after)
         in_dim = OBS_CELLS
         if self.history_lstm:
-            self.lstm = nn.LSTM(LSTM_GROUP * PLANE, self.history_lstm, batch_first=True)
+            self.lstm = nn.LSTM(LSTM_GROUP * PLANE_CELLS, self.history_lstm, batch_first=True)
             in_dim += self.history_lstm
         self.state = _mlp([in_dim] + list(state_layers))  # state_layers may be empty: DouZero's layout
         h0 = head_layers[0]
@@ -164,8 +162,9 @@ class QNet(nn.Module):
         x = obs.reshape(obs.shape[0], OBS_CELLS).float()
         if self.history_lstm:
             # the 15 plays, oldest first, 3 a step (as DouZero's 5 x 3-move history)
-            hist = x[:, CH_HISTORY * PLANE:(CH_HISTORY + HISTORY) * PLANE].reshape(-1, HISTORY, PLANE).flip(1)
-            _, (h, _) = self.lstm(hist.reshape(-1, HISTORY // LSTM_GROUP, LSTM_GROUP * PLANE))
+            hist = x[:, CH_HISTORY * PLANE_CELLS:(CH_HISTORY + HISTORY) * PLANE_CELLS]
+            hist = hist.reshape(-1, HISTORY, PLANE_CELLS).flip(1)
+            _, (h, _) = self.lstm(hist.reshape(-1, HISTORY // LSTM_GROUP, LSTM_GROUP * PLANE_CELLS))
             x = torch.cat([x, h[-1]], dim=1)
         return self.state(x)
 

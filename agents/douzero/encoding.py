@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz_env.cards import MAX_COUNTS, NUM_RANKS, RANKS, as_counts
+from ddz_env.cards import HAND_SIZE, MAX_COUNTS, MAX_HAND, NUM_RANKS, NUM_SEATS, RANKS, as_counts
 from ddz_env.moves import MOVE_COUNTS, NUM_MOVES
+from ddz_env.readers import landlord_seat, read_cards_left
 from ddz_env.observation import (
-    CH_CARDS_LEFT, CH_HAND, CH_HISTORY, CH_HISTORY_SEATS, CH_PLAYED, CH_STATUS, CH_TO_BEAT, HISTORY,
+    CH_HAND, CH_HISTORY, CH_HISTORY_SEATS, CH_PLAYED, CH_STATUS, CH_TO_BEAT, HISTORY,
 )
 
 #: DouZero's int for each of this project's ranks (index = rank 0..14, as ``ddz_env.cards.RANKS``)
@@ -110,7 +111,7 @@ def _public(planes: np.ndarray) -> dict:
     B = planes.shape[0]
     hand = planes[:, CH_HAND].sum(axis=1)  # (B, 15) counts
     played = planes[:, CH_PLAYED:CH_PLAYED + 3].sum(axis=2)  # (B, 3, 15)
-    left = planes[:, CH_CARDS_LEFT:CH_CARDS_LEFT + 3].reshape(B, 3, 60).argmax(axis=2)  # (B, 3)
+    left = read_cards_left(planes)  # (B, 3)
     status = planes[:, CH_STATUS, 3]
     bombs = status[:, :14].argmax(axis=1) + status[:, 14]  # bombs, plus the rocket (DouZero counts both)
     seats = planes[:, CH_HISTORY_SEATS, :3, :HISTORY]  # (B, 3, 15): [r, k] slot k played by relative seat r
@@ -152,14 +153,14 @@ def encode_states(planes: np.ndarray, roles: np.ndarray) -> tuple[np.ndarray, np
     if B and lord[0]:
         # relative seat 1 (next) is landlord_down, 2 (previous) landlord_up
         parts = [hand54, others54, p["to_beat"], counts54(p["played"][:, 2]), counts54(p["played"][:, 1]),
-                 _one_hot(p["left"][:, 2], 17), _one_hot(p["left"][:, 1], 17), bombs]
+                 _one_hot(p["left"][:, 2], HAND_SIZE), _one_hot(p["left"][:, 1], HAND_SIZE), bombs]
     else:
         # the landlord is relative seat 2 for the farmer after it (role 1), seat 1 for the one before it
-        lord_rel = np.where(roles == 1, 2, 1)
-        mate_rel = 3 - lord_rel
+        lord_rel = landlord_seat(roles)
+        mate_rel = NUM_SEATS - lord_rel
         parts = [hand54, others54, counts54(p["played"][rows, lord_rel]), counts54(p["played"][rows, mate_rel]),
                  p["to_beat"], p["last"][rows, lord_rel], p["last"][rows, mate_rel],
-                 _one_hot(p["left"][rows, lord_rel], 20), _one_hot(p["left"][rows, mate_rel], 17), bombs]
+                 _one_hot(p["left"][rows, lord_rel], MAX_HAND), _one_hot(p["left"][rows, mate_rel], HAND_SIZE), bombs]
     state = np.concatenate(parts, axis=1).astype(np.int8) if B else \
         np.zeros((0, STATE_DIM["landlord" if lord.all() else "farmer"]), np.int8)
     return state, p["z"]

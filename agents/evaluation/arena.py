@@ -140,10 +140,8 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
     start(np.arange(B))
     while (job_of >= 0).any():
         obs = vec.observe()
-        _, ids, starts = vec.legal_sets()
+        legal = vec.legal_sets()
         seat = vec.current_player
-        phase = vec.phase.astype(np.int64)
-        roles = vec.roles()
         actions = vec.default_actions()  # idle tables play on with R20's defaults, ignored
         active = job_of >= 0
         who = np.where(active, seat_agent[np.arange(B), seat], -1)
@@ -151,7 +149,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
             idx = np.flatnonzero(who == k)
             if idx.size == 0:
                 continue
-            d = Decisions.of_tables(idx, obs, ids, starts, phase, roles, seat)
+            d = Decisions.of_env(vec, idx, observation=obs, legal_sets=legal)
             try:
                 a = np.asarray(agent.act_batch(d))
                 if a.shape != (idx.size,) or a.dtype.kind not in "iu":
@@ -160,7 +158,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
             except Exception as e:  # noqa: BLE001 - named and re-raised with the hand it happened in
                 b = int(idx[0])
                 raise fail(f"agent {names[k]} ({agent!r}) failed at seat {int(seat[b])}, deal "
-                           f"{jobs[job_of[b]].index}, phase {_PHASE_NAMES[int(phase[b])]}: "
+                           f"{jobs[job_of[b]].index}, phase {_PHASE_NAMES[int(vec.phase[b])]}: "
                            f"{type(e).__name__}: {e}") from e
             a = a.astype(np.int64)
             bad = illegal_choices(d, a)
@@ -168,7 +166,7 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
                 i = int(bad[0])
                 b = int(idx[i])
                 raise fail(f"agent {names[k]} ({agent!r}) at seat {int(seat[b])}, deal {jobs[job_of[b]].index}, "
-                           f"phase {_PHASE_NAMES[int(phase[b])]}: illegal action {int(a[i])} "
+                           f"phase {_PHASE_NAMES[int(vec.phase[b])]}: illegal action {int(a[i])} "
                            f"({d.legal(i).size} legal actions)")
             actions[idx] = a
         if history:  # (a Python loop over the tables: only when the caller keeps the hands' actions)

@@ -42,12 +42,12 @@ import torch
 from torch import nn
 
 from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import CH_STATUS, OBS_SHAPE
+from ddz_env.observation import CH_STATUS, OBS_CELLS, OBS_SHAPE, PLANE_CELLS
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions, take_sets
 from ..loader import check_tensor_bytes, read_checkpoint, save_checkpoint
-from ..dmc.model import (ACTION_COUNTS, ACTION_DIM, ACTION_FEATURES, BIDDING_NET, NUM_NETS, OBS_CELLS, QNet,
+from ..dmc.model import (ACTION_COUNTS, ACTION_DIM, ACTION_FEATURES, BIDDING_NET, NUM_NETS, QNet,
                          hand_after_features, hand_counts)
 
 AGENT_KIND = "movescore"
@@ -55,14 +55,13 @@ FORMAT_VERSION = 1
 #: the largest layer width a saved policy may ask for (a file's sizes are checked before any network is built)
 MAX_WIDTH = 8192
 MAX_LAYERS = 8
-_PLANE = 60  # cells of one channel (4 x 15)
 
 
 def net_of_planes(x: torch.Tensor) -> torch.Tensor:
     """(B,) int64 network of each row of (B, 1740) planes: the seat's role (0 landlord, 1 farmer after it,
     2 farmer before it) in the play phase, `BIDDING_NET` (3) before it. The status plane's phase
     and role cells as ``ddz_env.readers.read_status`` reads them, in torch."""
-    status = x[:, CH_STATUS * _PLANE:(CH_STATUS + 1) * _PLANE].reshape(-1, 4, 15)
+    status = x[:, CH_STATUS * PLANE_CELLS:(CH_STATUS + 1) * PLANE_CELLS].reshape(-1, 4, 15)
     phase = status[:, 0, :len(Phase)].argmax(dim=1)
     role = status[:, 1, :3].argmax(dim=1)
     return torch.where(phase == int(Phase.PLAY), role, torch.full_like(role, BIDDING_NET))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ddz_env.actions import NUM_ACTIONS
+from ddz_env.observation import OBS_CELLS
 
 from ..base import BatchAgent, Decisions
 
@@ -23,7 +24,6 @@ INPUTS = ("planes", "rows", "ids")
 #: its output: scores (M,) float32
 OUTPUT = "scores"
 _TYPES = {"planes": "tensor(int8)", "rows": "tensor(int64)", "ids": "tensor(int64)"}
-OBS_CELLS = 1740  # (agents.dmc.model.OBS_CELLS, without importing torch)
 ONNX_HINT = "pip install 'ddz-env[onnx]'"
 
 

@@ -31,10 +31,11 @@ import torch
 from torch import nn
 
 from ddz_env.actions import NUM_ACTIONS
+from ddz_env.observation import OBS_CELLS
 
 from ..base import Decisions
 from ..dmc.agent import DMCAgent
-from ..dmc.model import OBS_CELLS, hand_after_features, hand_counts
+from ..dmc.model import hand_after_features, hand_counts
 from .move_policy import MoveScoringAgent, net_of_planes
 from .onnx_agent import FORMAT, INPUTS, ONNX_HINT, OUTPUT, OnnxAgent
 
@@ -158,9 +159,7 @@ def decisions(n: int, seed: int = 0, tables: int = 64) -> list[Decisions]:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(max(1, -(-n // tables))):
-        _, ids, starts = env.legal_sets()
-        out.append(Decisions.of_tables(np.arange(tables), env.observe(), ids, starts, env.phase.astype(np.int64),
-                                       env.roles(), env.current_player.copy()))
+        out.append(Decisions.of_env(env))
         env.step(env.random_actions(rng))
     return out
 

@@ -38,12 +38,10 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import OBS_SHAPE
+from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
 from .move_policy import GumbelCategorical, MoveScoringPolicy, save_policy
 from .rllib_files import MODULE_ID, POLICY_FILE
-
-OBS_CELLS = int(np.prod(OBS_SHAPE))
 
 
 # ---------------------------------------------------------------------------------------------- env

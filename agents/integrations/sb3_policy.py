@@ -47,9 +47,8 @@ import torch
 from torch import nn
 
 from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import OBS_SHAPE
+from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
-from ..dmc.model import OBS_CELLS
 from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, legal_pairs, policy_from_weights, \
     save_policy
 

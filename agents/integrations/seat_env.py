@@ -53,8 +53,8 @@ from ddz_env.game import as_seat
 from ddz_env.observation import OBS_SHAPE, observe_game
 
 from ..loader import load
+from . import SEAT_ENV_ID, register_gymnasium  # noqa: F401 (the one registration; re-exported here)
 
-SEAT_ENV_ID = "ddz/DouDizhuSeat-v0"
 #: reset() gives up after this many hands in a row in which the learning seat never acted
 MAX_SKIPPED_HANDS = 1000
 
@@ -253,12 +253,6 @@ class DouDizhuSeatEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.aec.close()
-
-
-def register_gymnasium() -> None:
-    """Register ``ddz/DouDizhuSeat-v0`` with Gymnasium (idempotent): ``gymnasium.make("ddz/DouDizhuSeat-v0", seat=0)``."""
-    if SEAT_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=SEAT_ENV_ID, entry_point="agents.integrations.seat_env:DouDizhuSeatEnv")
 
 
 __all__ = ["DouDizhuSeatEnv", "register_gymnasium", "SEAT_ENV_ID", "MAX_SKIPPED_HANDS"]

@@ -37,9 +37,10 @@ import numpy as np
 import torch
 
 from ddz_env.vector import VectorDouDizhu
+from ddz_env.observation import OBS_CELLS
 
 from ..base import Decisions
-from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, hidden_hands
+from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, hidden_hands
 from .move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
 
 
@@ -284,26 +285,26 @@ class Collector:
                 if spec == "self":
                     agent.policy.load_state_dict(self.policy.state_dict())
 
-    def _opponents_act(self, actions: np.ndarray, mine: np.ndarray, obs, ids, starts, seat) -> None:
+    def _opponents_act(self, actions: np.ndarray, obs, legal, seat) -> None:
         env = self.env
         holder = self.holder[np.arange(env.num_envs), seat]
         for k, agent in enumerate(self.opponents):
             idx = np.flatnonzero(holder == k)
             if idx.size:
-                d = Decisions.of_tables(idx, obs, ids, starts, env.phase.astype(np.int64), env.roles(), seat)
-                actions[idx] = agent.act_batch(d)
+                actions[idx] = agent.act_batch(Decisions.of_env(env, idx, observation=obs, legal_sets=legal))
 
     @torch.no_grad()
     def step(self) -> None:
         env = self.env
         obs = env.observe()
-        _, ids, starts = env.legal_sets()
+        legal = env.legal_sets()
+        _, ids, starts = legal
         seat = env.current_player.astype(np.int64)
         B = env.num_envs
         actions = np.zeros(B, np.int64)
         mine = np.flatnonzero(self.holder[np.arange(B), seat] < 0)
         if mine.size < B:
-            self._opponents_act(actions, mine, obs, ids, starts, seat)
+            self._opponents_act(actions, obs, legal, seat)
         if mine.size:
             from ..base import take_sets
 

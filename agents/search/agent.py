@@ -34,9 +34,10 @@ import numpy as np
 
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.beliefs import sample_hidden
-from ddz_env.moves import MOVE_COUNTS, PASS
+from ddz_env.cards import NUM_RANKS, NUM_SEATS
+from ddz_env.info import GAME
 from ddz_env.observation import HISTORY
-from ddz_env.readers import read_bids, read_cards, read_doubling, read_history_seats, read_status
+from ddz_env.readers import read_bids, read_cards, read_doubling, read_history, read_status
 from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 
@@ -60,19 +61,14 @@ OPTIONS: dict[str, tuple[type, Any, str]] = {
 _DEFAULT = {key: default for key, (_, default, _) in OPTIONS.items()}
 MAX_ROLLOUTS = 1 << 16  # one decision's samples x candidates: a bound on memory (a table is ~1 kB)
 _PLAY = int(Phase.PLAY)
-_MAX_PLAYS = 200  # a hand ends within 54 plays and 2 passes each: a rollout past this is a bug
-_MOVE_OF_COUNTS = {MOVE_COUNTS[m].tobytes(): m for m in range(1, len(MOVE_COUNTS))}
+#: a rollout starts at a play decision, so it ends within the longest hand's decisions: past them is a bug
+_MAX_STEPS = GAME.max_decisions
 
 
 def visible_plays(planes: np.ndarray) -> list[tuple[int, int]]:
-    """The plays in the planes' history, oldest first, as ``(relative seat, move id)``."""
-    cards = read_cards(planes, "history")
-    out = []
-    for k, seat in enumerate(read_history_seats(planes).tolist()):
-        if seat < 0:
-            break
-        out.append((seat, _MOVE_OF_COUNTS[cards[k].tobytes()] if cards[k].any() else PASS))
-    return out[::-1]
+    """The plays in the planes' history, oldest first, as ``(relative seat, move id)``
+    (``readers.read_history``)."""
+    return read_history(planes).plays()
 
 
 def bidding_history(planes: np.ndarray) -> tuple[int, list[tuple[int, int]]]:
@@ -81,8 +77,9 @@ def bidding_history(planes: np.ndarray) -> tuple[int, list[tuple[int, int]]]:
     bids, first = read_bids(planes)
     dbl, redouble = read_doubling(planes)
     first = int(first)
-    out = [((first + k) % 3, BID_PASS + int(bids[(first + k) % 3])) for k in range(3) if bids[(first + k) % 3] >= 0]
-    lord = (-int(read_status(planes).role)) % 3
+    order = [(first + k) % NUM_SEATS for k in range(NUM_SEATS)]
+    out = [(s, BID_PASS + int(bids[s])) for s in order if bids[s] >= 0]
+    lord = int(read_status(planes).landlord)
     for s in doubling_order(lord):
         if dbl[int(s)] >= 0:
             out.append((int(s), NO_DOUBLE + int(dbl[int(s)])))
@@ -283,8 +280,10 @@ class SearchAgent(BatchAgent):
         key = zlib.crc32(decisions.legal(i).tobytes(), key)
         return np.random.default_rng([self.seed, key, salt])
 
-    def mean_scores(self, decisions: Decisions, cands: list[np.ndarray]) -> list[np.ndarray]:
-        """Each candidate's mean score for the seat on turn over the decision's drawn deals."""
+    def rollout_scores(self, decisions: Decisions, cands: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each decision ``(scores (C, n), weights (n,))``: each of its C candidates' score for the seat on
+        turn on each of the n deals drawn (the same deals for every candidate), and the deals' weights
+        (summing to 1; uniform without a belief agent). A candidate's mean is ``scores @ weights``."""
         wall0, cpu0 = time.perf_counter(), time.process_time()
         n = self.samples
         sizes = np.array([c.size * n for c in cands])
@@ -307,7 +306,7 @@ class SearchAgent(BatchAgent):
         done = np.zeros(total, bool)
         actions = first
         steps = 0
-        for _ in range(_MAX_PLAYS):
+        for _ in range(_MAX_STEPS):
             _, _, ended, info = env.step(actions, observe=False)
             new = ended & ~done
             score[new] = info["final_scores"][new, 0]  # the searching seat is seat 0 of every table
@@ -316,21 +315,16 @@ class SearchAgent(BatchAgent):
                 break
             live = np.flatnonzero(~done)
             actions = env.default_actions()
-            rows, ids, starts = env.legal_sets()
-            obs = env.observe()
-            d = Decisions.of_tables(live, obs, ids, starts, env.phase.astype(np.int64), env.roles(),
-                                    env.current_player)
-            actions[live] = self.rollout.act_batch(d)
+            actions[live] = self.rollout.act_batch(Decisions.of_env(env, live))
             steps += 1
         else:
-            raise RuntimeError(f"search: {int((~done).sum())} rollouts did not end in {_MAX_PLAYS} plays")
+            raise RuntimeError(f"search: {int((~done).sum())} rollouts did not end in {_MAX_STEPS} steps")
         self.stats["rollouts"] += total
         self.stats["steps"] += steps
         self.stats["wall_seconds"] += time.perf_counter() - wall0
         self.stats["cpu_seconds"] += time.process_time() - cpu0
         bounds = np.concatenate([[0], sizes.cumsum()])
-        self._last_scores = [(score[bounds[i]:bounds[i + 1]].reshape(c.size, n), weights[i]) for i, c in enumerate(cands)]
-        return [s @ w for s, w in self._last_scores]
+        return [(score[bounds[i]:bounds[i + 1]].reshape(c.size, n), weights[i]) for i, c in enumerate(cands)]
 
     def _weights(self, decisions: Decisions, i: int, hands: np.ndarray, bottoms: np.ndarray) -> np.ndarray:
         """Belief weights of decision i's drawn deals (agents/search/beliefs.py), uniform when the
@@ -342,9 +336,9 @@ class SearchAgent(BatchAgent):
             return np.full(n, 1.0 / n)
         planes = decisions.observation[i]
         first, history = bidding_history(planes)
-        lord = (-int(read_status(planes).role)) % 3
+        lord = int(read_status(planes).landlord)
         played = read_cards(planes, "played").astype(np.int8)  # (3, 15) relative seats
-        dealt = np.concatenate([np.broadcast_to(read_cards(planes, "hand"), (n, 1, 15)), hands], axis=1) + played
+        dealt = np.concatenate([np.broadcast_to(read_cards(planes, "hand"), (n, 1, NUM_RANKS)), hands], axis=1) + played
         dealt[:, lord] -= bottoms
         logw = replay_log_weights(dealt, bottoms, first, history + plays, 0, self.belief, self.temperature)
         w, ess = normalise(logw)
@@ -355,10 +349,10 @@ class SearchAgent(BatchAgent):
     def search(self, decisions: Decisions, chosen: np.ndarray) -> np.ndarray:
         """The searched move of each (play, several legal moves) decision; ``chosen``: the base's."""
         cands = self.candidate_moves(decisions, chosen)
-        self.mean_scores(decisions, cands)
+        scored = self.rollout_scores(decisions, cands)
         self.stats["searched"] += len(decisions)
         out = chosen.copy()
-        for i, (c, (scores, w)) in enumerate(zip(cands, self._last_scores)):
+        for i, (c, (scores, w)) in enumerate(zip(cands, scored)):
             j = better_than_base(scores, w, self.margin, self.z)
             if j:
                 out[i] = c[j]

@@ -81,7 +81,6 @@ def replay_log_weights(hands: np.ndarray, bottoms: np.ndarray, first_bidder: int
     env.load_deals(np.arange(n), hands, np.asarray(bottoms), np.full(n, int(first_bidder)))
     agent = as_batch_agent(agent)
     logw = np.zeros(n, np.float64)
-    every = np.arange(n)
     for t, (s, a) in enumerate(history):
         if a == HIDDEN:
             break
@@ -90,9 +89,7 @@ def replay_log_weights(hands: np.ndarray, bottoms: np.ndarray, first_bidder: int
                              f"{int(env.current_player[0])} on turn")
         acts = np.full(n, int(a), np.int64)
         if s != seat:
-            _, ids, starts = env.legal_sets()
-            d = Decisions.of_tables(every, env.observe(), ids, starts, env.phase.astype(np.int64), env.roles(),
-                                    env.current_player)
+            d = Decisions.of_env(env)
             logw += np.log(np.maximum(action_probabilities(agent, d, acts, temperature, tremble), _TINY))
         env.step(acts, observe=False)
     return logw

@@ -93,11 +93,11 @@ def test_rewards_score_and_win():
 
 
 def test_deal_hand_is_one_deck_and_draws_the_first_bidder():
-    h, b, fb = rules.deal_hand(np.random.default_rng(0))
+    d = rules.deal_hand(np.random.default_rng(0))
+    h, b, fb = d.hands, d.bottom, d.first_bidder
     assert h.sum(axis=1).tolist() == [17, 17, 17] and b.sum() == 3 and fb in (0, 1, 2)
     assert (h.sum(axis=0) + b).tolist() == [4] * 13 + [1, 1]
-    h2, b2, fb2 = rules.deal_hand(np.random.default_rng(0))
-    assert (h2 == h).all() and (b2 == b).all() and fb2 == fb
+    assert rules.deal_hand(np.random.default_rng(0)) == d
 
 
 # ------------------------------------------------------------------ Rules: the one value every layer takes
@@ -280,21 +280,24 @@ def test_one_num_seats_defined_in_cards():
 
 
 def test_r1_deal_is_one_value_in_every_old_shape():
-    """rules.Deal: dealt by deal_hand (and unpacked as the old tuple), read from tuples, dicts and card
-    strings, checked (R1, R2), read-only, compared by value; Game and records give it back."""
+    """rules.Deal: dealt by deal_hand, read by its fields (never as a tuple or a dict: issue 46), read from
+    tuples, dicts and card strings, checked (R1, R2), read-only, compared by value; Game and records give it
+    back."""
     from ddz_env import record
     from ddz_env.game import Game
 
     d = rules.deal_hand(np.random.default_rng(5))
     assert isinstance(d, rules.Deal)
-    hands, bottom, fb = d  # the old tuple
-    assert hands.shape == (3, 15) and bottom.shape == (15,) and fb == d.first_bidder and d.landlord is None
+    assert d.hands.shape == (3, 15) and d.bottom.shape == (15,) and d.first_bidder in (0, 1, 2) and d.landlord is None
     with pytest.raises(ValueError):
         d.hands[0, 0] = 1  # read-only
-    assert rules.Deal.of(tuple(d)) == d == rules.Deal.of(d.to_dict()) == rules.Deal.of(d.to_dict(strings=True))
-    assert rules.Deal.of(d) is d and hash(rules.Deal.of(tuple(d))) == hash(d)
+    as_tuple = (d.hands, d.bottom, d.first_bidder)
+    assert rules.Deal.of(as_tuple) == d == rules.Deal.of(d.to_dict()) == rules.Deal.of(d.to_dict(strings=True))
+    assert rules.Deal.of(d) is d and hash(rules.Deal.of(as_tuple)) == hash(d)
     assert d != rules.Deal(d.hands, d.bottom, (d.first_bidder + 1) % 3)
-    assert d["hands"] is d.hands and d.get("landlord", 7) == 7 and d[2] == d.first_bidder  # the old dict
+    for old in (lambda: tuple(d), lambda: d["hands"], lambda: d[2], lambda: d.get("landlord")):
+        with pytest.raises((TypeError, AttributeError)):  # no longer a tuple or a dict
+            old()
     assert "Deal(hands=(" in repr(d)
     import pickle
 
@@ -310,7 +313,7 @@ def test_r1_deal_is_one_value_in_every_old_shape():
         rules.Deal.of(5)
     g = Game.from_deal(d)
     assert g.initial_deal == d and g.first_bidder == d.first_bidder
-    g2 = Game(*d)
+    g2 = Game(d.hands, d.bottom, d.first_bidder)
     assert g2.initial_deal == d
     fixed = Game.from_deal(rules.Deal(d.hands, d.bottom, 0, landlord=2), rules="douzero")
     assert fixed.landlord == 2 and fixed.initial_deal.landlord == 2

@@ -34,7 +34,7 @@ POLICIES = ("random", "random", "void", "spring", "anti_spring", "double_all", "
 # ---------------------------------------------------------------------------- helpers
 def _game_of(vec: VectorDouDizhu, b: int) -> Game:
     d = vec.deal_of(b)
-    return Game(d["hands"], d["bottom"], d["first_bidder"], rules=vec.rules, landlord=d.get("landlord"))
+    return Game(d.hands, d.bottom, d.first_bidder, rules=vec.rules, landlord=d.landlord)
 
 
 def _choose(g: Game, legal: np.ndarray, policy: str, rng: np.random.Generator) -> int:
@@ -93,9 +93,9 @@ def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True,
     for b in range(B):
         hands, bottom, fb = mirrors[b].next_deal()
         d = vec.deal_of(b)
-        np.testing.assert_array_equal(d["hands"], hands)
-        np.testing.assert_array_equal(d["bottom"], bottom)
-        assert d["first_bidder"] == fb
+        np.testing.assert_array_equal(d.hands, hands)
+        np.testing.assert_array_equal(d.bottom, bottom)
+        assert d.first_bidder == fb
         games.append(_game_of(vec, b))
         policy.append(policies[rng.integers(len(policies))])
     seen = dict(hands=0, void=0, spring=0, anti_spring=0, redouble=0, doubled=0, bombs=0, rockets=0,
@@ -152,9 +152,9 @@ def _run_equivalence(seed: int, B: int, steps: int, bidding=True, doubling=True,
             # the slot holds the next hand, dealt from the slot's own generator
             hands, bottom, fb = mirrors[b].next_deal()
             d = vec.deal_of(b)
-            np.testing.assert_array_equal(d["hands"], hands)
-            np.testing.assert_array_equal(d["bottom"], bottom)
-            assert d["first_bidder"] == fb
+            np.testing.assert_array_equal(d.hands, hands)
+            np.testing.assert_array_equal(d.bottom, bottom)
+            assert d.first_bidder == fb
             games[b] = _game_of(vec, b)
             policy[b] = policies[rng.integers(len(policies))]
     for b, g in enumerate(games):
@@ -261,10 +261,9 @@ def test_equivalence_with_aec_env_from_slot_seeds():
                 np.testing.assert_array_equal(rewards[b], [e.rewards[a] for a in e.possible_agents])
                 assert info["void"][b] == e.game.void
                 e.reset()  # no seed: the next deal of the same generator
-                for k in ("hands", "bottom"):
-                    np.testing.assert_array_equal(vec.deal_of(b)[k], getattr(e.game, "initial_hands" if k == "hands"
-                                                                                     else k))
-                assert vec.deal_of(b)["first_bidder"] == e.game.first_bidder
+                np.testing.assert_array_equal(vec.deal_of(b).hands, e.game.initial_hands)
+                np.testing.assert_array_equal(vec.deal_of(b).bottom, e.game.bottom)
+                assert vec.deal_of(b).first_bidder == e.game.first_bidder
     assert hands_done >= 10 and voids >= 1
 
 
@@ -325,7 +324,7 @@ def test_slot_sequence_does_not_depend_on_batch_size_or_neighbours():
     small, big = VectorDouDizhu(4, seed=8), VectorDouDizhu(8, seed=8)
     np.testing.assert_array_equal(big.state.slot_seeds[:4], small.state.slot_seeds)
     for b in range(4):
-        np.testing.assert_array_equal(small.deal_of(b)["hands"], big.deal_of(b)["hands"])
+        np.testing.assert_array_equal(small.deal_of(b).hands, big.deal_of(b).hands)
 
 
 def test_slot_deals_match_cards_deal():
@@ -335,9 +334,9 @@ def test_slot_deals_match_cards_deal():
         hands, bottom = deal(rng)
         fb = int(rng.integers(3))
         d = vec.deal_of(b)
-        np.testing.assert_array_equal(d["hands"], hands)
-        np.testing.assert_array_equal(d["bottom"], bottom)
-        assert d["first_bidder"] == fb
+        np.testing.assert_array_equal(d.hands, hands)
+        np.testing.assert_array_equal(d.bottom, bottom)
+        assert d.first_bidder == fb
         assert vec.state.hand_count[b] == 1
 
 
@@ -790,13 +789,13 @@ def test_load_deals_takes_deal_values_and_the_old_arrays_alike():
     rng = np.random.default_rng(3)
     ds = [deal_hand(rng) for _ in range(3)]
     a, b = VectorDouDizhu(4, seed=1), VectorDouDizhu(4, seed=1)
-    a.load_deals([3, 0, 2], [ds[0], tuple(ds[1]), ds[2].to_dict(strings=True)])
+    a.load_deals([3, 0, 2], [ds[0], (ds[1].hands, ds[1].bottom, ds[1].first_bidder), ds[2].to_dict(strings=True)])
     b.load_deals([3, 0, 2], np.stack([d.hands for d in ds]), np.stack([d.bottom for d in ds]),
                  [d.first_bidder for d in ds])
     np.testing.assert_array_equal(a.observe(), b.observe())
     assert a.deal_of(3) == ds[0] and a.deal_of(0) == ds[1] and isinstance(a.deal_of(2), Deal)
-    np.testing.assert_array_equal(a.deal_of(3)["hands"], ds[0].hands)  # reads as the old dict
-    assert a.deal_of(3).get("landlord") is None
+    np.testing.assert_array_equal(a.deal_of(3).hands, ds[0].hands)
+    assert a.deal_of(3).landlord is None
     g = Game.from_deal(a.deal_of(2))
     np.testing.assert_array_equal(observe_game(g, g.current_player), a.observe()[2])
     e = ddz_env.raw_env()

@@ -24,9 +24,7 @@ def test_each_phase_goes_to_its_agent():
     rng = np.random.default_rng(0)
     seen = set()
     for _ in range(60):
-        _, ids, starts = env.legal_sets()
-        d = Decisions.of_tables(np.arange(32), env.observe(), ids, starts, env.phase.astype(np.int64),
-                                env.roles(), env.current_player.copy())
+        d = Decisions.of_env(env)
         got = split.act_batch(d)
         bidding = d.phase != int(Phase.PLAY)
         assert np.array_equal(got[bidding], rule.act_batch(d.take(np.flatnonzero(bidding))))

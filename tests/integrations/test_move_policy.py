@@ -24,9 +24,7 @@ def positions(tables: int = 64, steps: int = 50, seed: int = 0):
     env = VectorDouDizhu(tables, seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        _, ids, starts = env.legal_sets()
-        d = Decisions.of_tables(np.arange(tables), env.observe(), ids, starts, env.phase.astype(np.int64),
-                                env.roles(), env.current_player.copy())
+        d = Decisions.of_env(env)
         yield d, env.action_masks().astype(bool)
         env.step(env.random_actions(rng))
 

@@ -94,9 +94,8 @@ def test_onnx_specs_are_seated_by_load_and_the_evaluation_and_play_without_torch
     code = ("import sys; sys.modules['torch'] = None\n"  # (an import of torch fails)
             "import numpy as np; from agents import load; from ddz_env import VectorDouDizhu\n"
             "from agents.base import Decisions\n"
-            f"a = load('onnx:{path}'); env = VectorDouDizhu(4, seed=0); _, ids, starts = env.legal_sets()\n"
-            "d = Decisions.of_tables(np.arange(4), env.observe(), ids, starts, env.phase.astype(np.int64), "
-            "env.roles(), env.current_player.copy())\n"
+            f"a = load('onnx:{path}'); env = VectorDouDizhu(4, seed=0)\n"
+            "d = Decisions.of_env(env)\n"
             "print(a, a.act_batch(d).tolist())")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.startswith("OnnxAgent(onnx:pretrained.onnx) ["), p.stderr[-2000:]

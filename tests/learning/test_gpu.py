@@ -8,8 +8,6 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 if not torch.cuda.is_available():
     pytest.skip("no CUDA device: the gpu config's training test needs one", allow_module_level=True)
 
-import numpy as np
-
 from agents import load
 from agents.dmc.config import load_config
 from agents.dmc.learner.trainer import load_checkpoint, train
@@ -26,8 +24,6 @@ def test_the_gpu_config_trains_on_cuda_and_its_checkpoint_plays_on_the_cpu(tmp_p
     env = VectorDouDizhu(8, seed=0)
     from agents.base import Decisions
 
-    _, ids, starts = env.legal_sets()
-    d = Decisions.of_tables(np.arange(8), env.observe(), ids, starts, env.phase.astype(np.int64), env.roles(),
-                            env.current_player.copy())
+    d = Decisions.of_env(env)
     acts = agent.act_batch(d)
     assert all(a in d.legal(i) for i, a in enumerate(acts))

@@ -25,10 +25,7 @@ class FirstLegal(BatchAgent):
 
 
 def decisions_of(env: VectorDouDizhu, idx=None) -> Decisions:
-    idx = np.arange(env.num_envs) if idx is None else np.asarray(idx)
-    _, ids, starts = env.legal_sets()
-    return Decisions.of_tables(idx, env.observe(), ids, starts, env.phase.astype(np.int64), env.roles(),
-                               env.current_player)
+    return Decisions.of_env(env, None if idx is None else np.asarray(idx))
 
 
 def positions(seed: int, tables: int = 48, steps: int = 40) -> VectorDouDizhu:
@@ -99,7 +96,8 @@ def test_search_finds_the_move_that_goes_out_when_the_base_does_not():
             agent = SearchAgent(FirstLegal(), samples=16, candidates=len(legal), seed=seed)
             one = d.take(np.array([i]))
             cands = agent.candidate_moves(one, FirstLegal().act_batch(one))
-            means = agent.mean_scores(one, cands)[0]
+            scores, weights = agent.rollout_scores(one, cands)[0]
+            means = scores @ weights
             win = means[np.isin(cands[0], out)]
             assert (win > 0).all() and win.max() >= means.max()
             if win.max() > means[0]:

@@ -25,11 +25,12 @@ from ddz_env.actions import BID_PASS, DOUBLE, REDOUBLE
 from ddz_env.info import GAME
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
+from ddz_env.observation import OBS_CELLS
 
 from ...base import Decisions, as_batch_agent, take_sets
 from ...evaluation.protocols import DUPLICATE_SEATINGS
 from ..config import TrainConfig
-from ..model import BIDDING_NET, OBS_CELLS, DMCModel, hidden_hands, net_ids, sample_cells
+from ..model import BIDDING_NET, DMCModel, hidden_hands, net_ids, sample_cells
 
 MAX_DECISIONS = GAME.max_decisions  # 168: the longest hand (ddz_env.info)
 #: the six duplicate seatings as "seat held by the opponent" masks (B = opponent)
@@ -362,7 +363,8 @@ class Collector:
         if cfg.pool_every and self.decisions >= self.pool_due:
             self._keep_self(model)
             self.pool_due += cfg.pool_every
-        _, ids, starts = env.legal_sets()
+        legal = env.legal_sets()
+        _, ids, starts = legal
         seat = env.current_player.copy()
         nets = net_ids(env.phase, seat, env.landlord)
         obs = self.obs.reshape(env.num_envs, OBS_CELLS)
@@ -380,11 +382,10 @@ class Collector:
                     st, lid = take_sets(starts, ids, idx)
                     with cfg.autocast(actor=True):
                         actions[idx] = net_model.choose(obs[idx], nets[idx], st, lid)
-            phase, roles = env.phase.astype(np.int64), env.roles()
             for k, agent in enumerate(self.opponents):
                 idx = np.flatnonzero(who == k)
                 if idx.size:
-                    actions[idx] = agent.act_batch(Decisions.of_tables(idx, self.obs, ids, starts, phase, roles, seat))
+                    actions[idx] = agent.act_batch(Decisions.of_env(env, idx, observation=self.obs, legal_sets=legal))
         if cfg.epsilon > 0 or cfg.bid_epsilon > 0:
             eps = np.where(nets == BIDDING_NET, cfg.bid_epsilon, cfg.epsilon)
             explore = (self.rng.random(env.num_envs) < eps) & learner
