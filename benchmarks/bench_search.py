@@ -10,7 +10,7 @@ deal six times, seats rotated, so both sides hold the same cards) and prints the
 hand with its 95% interval, then what a searched decision cost: rollouts, wall and CPU seconds of this
 process (one thread). Decisions the search does not touch (bids, doubles, forced plays) cost what
 BASE costs and are not counted. ``--belief AGENT`` weighs each decision's deals by how likely AGENT was
-to make the other seats' moves (``agents/search/beliefs.py``; the same budget). Each row is written to ``--out`` as soon as it is measured (a long
+to make the other seats' moves (``agents/search/weights.py``; the same budget). Each row is written to ``--out`` as soon as it is measured (a long
 run stopped keeps its rows; ``--resume`` skips the rows already there).
 """
 from __future__ import annotations

@@ -43,7 +43,7 @@ from ddz_env.vector import VectorDouDizhu
 
 from ..base import BatchAgent, Decisions, as_batch_agent
 from ..runs.config import did_you_mean
-from .beliefs import DEFAULT_TEMPERATURE, normalise, replay_log_weights
+from .weights import DEFAULT_TEMPERATURE, normalise, replay_log_weights
 
 SCHEME = "search:"
 #: option -> (type, default, what it is): the one place of the defaults (check_options and SearchAgent take them)
@@ -54,7 +54,7 @@ OPTIONS: dict[str, tuple[type, Any, str]] = {
     "prior": (str, "deck", "the deals' distribution: deck (uniform over the deck's orders) or cards"),
     "margin": (float, 0.0, "points per hand another move must beat the base choice by"),
     "z": (float, 2.0, "another move must beat the base choice by z standard errors of the paired difference"),
-    "belief": (str, "", "weigh the deals by how likely this agent was to make the others' moves (beliefs.py)"),
+    "belief": (str, "", "weigh the deals by how likely this agent was to make the others' moves (weights.py)"),
     "temperature": (float, DEFAULT_TEMPERATURE, "the belief agent's softmax temperature, in its value units"),
     "seed": (int, 0, "seed of the draws"),
 }
@@ -327,7 +327,7 @@ class SearchAgent(BatchAgent):
         return [(score[bounds[i]:bounds[i + 1]].reshape(c.size, n), weights[i]) for i, c in enumerate(cands)]
 
     def _weights(self, decisions: Decisions, i: int, hands: np.ndarray, bottoms: np.ndarray) -> np.ndarray:
-        """Belief weights of decision i's drawn deals (agents/search/beliefs.py), uniform when the
+        """Belief weights of decision i's drawn deals (agents/search/weights.py), uniform when the
         stream's history is not known (the agent did not see every decision of the hand)."""
         n = hands.shape[0]
         plays = self._plays.get(int(decisions.stream[i]))

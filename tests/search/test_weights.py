@@ -1,4 +1,4 @@
-"""Belief weights (agents/search/beliefs.py): exact against an independent replay on the scalar Game,
+"""Belief weights (agents/search/weights.py): exact against an independent replay on the scalar Game,
 by hand on a made-up agent, and normalised with their effective sample size."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from agents import load
 from agents.base import BatchAgent, Decisions
-from agents.search.beliefs import action_probabilities, belief_weights, weighted_deals
+from agents.search.weights import action_probabilities, belief_weights, weighted_deals
 from ddz_env.beliefs import sample_deals, seat_history
 from ddz_env.game import Game
 from ddz_env.observation import HIDDEN, observe_game
