@@ -2,7 +2,7 @@
 
 A seat at a decision sees its own cards, the public history and the counts of every hand
 (R21); the rest of the deal is hidden. `sample_deals` draws whole deals
-(`ddz_env.rules.Deal`) that, replayed with the public history (`replay`), give the
+(`ddz_env.rules.Deal`) that, replayed with the public history (`replay_for_seat`), give the
 seat exactly its observation planes and legal mask at that decision; `sample_hidden`
 draws the hidden part from the seat's observation planes alone (what an agent gets, R21).
 
@@ -67,7 +67,7 @@ import numpy as np
 from .actions import NO_DOUBLE
 from .cards import BLACK_JOKER, MAX_COUNTS, NUM_RANKS, NUM_SEATS, RED_JOKER, as_id
 from .moves import FOUR_KICKER_RANKS, MOVE_COUNTS
-from .observation import HIDDEN, OBS_CELLS, OBS_SHAPE, seat_history as known_history
+from .observation import HIDDEN, OBS_CELLS, OBS_SHAPE, seat_history
 from .readers import read_cards, read_cards_left, read_history, read_status
 from .game import Game
 from .rules import Deal, Phase, as_seat
@@ -328,7 +328,7 @@ def sample_deal_arrays(game, seat, n, seed=None, prior: str = "deck") -> tuple[n
 
 def sample_deals(game, seat, n, seed=None, prior: str = "deck") -> list[Deal]:
     """``n`` `ddz_env.rules.Deal` consistent with what ``seat`` knows at ``game``'s current
-    decision: each, replayed with the public history (`replay`), gives the seat exactly its
+    decision: each, replayed with the public history (`replay_for_seat`), gives the seat exactly its
     observation planes and legal mask. The first bidder is the game's; with bidding off each
     deal's ``landlord`` is the game's (as ``Game.initial_deal``). Drawn exactly from the
     distribution the module doc defines (``prior``); seeded by ``seed`` (an int, a Generator)."""
@@ -401,22 +401,17 @@ def sample_hidden_batch(planes, n, seed=None, prior: str = "deck") -> tuple[np.n
     return hands, bottoms
 
 
-def seat_history(game, seat) -> list[tuple[int, int]]:
-    """``game``'s history as ``seat`` knows it: the public history (R5: another farmer's doubling
-    choice ``HIDDEN`` until both chose) with the seat's own choices shown."""
-    return known_history(game.history, game.doubles_revealed, as_seat(seat, "seat"))
-
-
-def replay(deal, game, seat):
+def replay_for_seat(deal, game, seat):
     """A fresh `ddz_env.game.Game` of ``deal`` (same rules as ``game``) stepped through
-    ``game``'s history as ``seat`` knows it (`seat_history`); a hidden doubling choice is
-    replayed as "no double" (it shows in no plane until both farmers chose, so either gives the
-    seat the same view). Raises ``IllegalActionError`` if the deal cannot replay the history."""
+    ``game``'s history as ``seat`` knows it (`ddz_env.observation.seat_history`: R5, another farmer's
+    doubling choice hidden until both chose); a hidden doubling choice is replayed as "no double" (it
+    shows in no plane until both farmers chose, so either gives the seat the same view). Raises
+    ``IllegalActionError`` if the deal cannot replay the history."""
     g = Game.from_deal(Deal.of(deal), rules=game.rules)
-    for s, a in seat_history(game, seat):
+    for s, a in seat_history(game.history, game.doubles_revealed, as_seat(seat, "seat")):
         g.step(NO_DOUBLE if a == HIDDEN else a, s)
     return g
 
 
-__all__ = ["sample_deals", "sample_deal_arrays", "sample_hidden", "sample_hidden_batch", "replay", "seat_history",
+__all__ = ["sample_deals", "sample_deal_arrays", "sample_hidden", "sample_hidden_batch", "replay_for_seat",
            "Hidden", "hidden_of_game", "hidden_of_planes", "draw_hidden", "PRIORS"]

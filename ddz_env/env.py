@@ -23,7 +23,7 @@ agent's legal ids and `default_action()` gives R20's timeout action.
 `env.unwrapped.sample_deals(agent, n, seed=None)` draws `n` deals (`ddz_env.rules.Deal`)
 consistent with what `agent` knows now: its own hand as dealt, every public play, the
 counts, the bottom once revealed, R13's kicker rule; each, replayed with the public history
-(`ddz_env.beliefs.replay`), gives the agent exactly its observation and action mask. Drawn
+(`ddz_env.beliefs.replay_for_seat`), gives the agent exactly its observation and action mask. Drawn
 exactly from the distribution a shuffled deck gives (see `ddz_env.beliefs`), seeded by `seed`
 (an int or a `numpy.random.Generator`). An agent that has only its observation uses
 `ddz_env.beliefs.sample_hidden(planes, n)`.

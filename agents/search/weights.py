@@ -28,8 +28,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ddz_env.beliefs import sample_deal_arrays, seat_history
-from ddz_env.observation import HIDDEN
+from ddz_env.beliefs import sample_deal_arrays
+from ddz_env.observation import HIDDEN, seat_history
 from ddz_env.rules import Deal, as_seat
 from ddz_env.vector import VectorDouDizhu
 
@@ -121,8 +121,8 @@ def belief_weights(game, seat, deals: Sequence[Deal], agent: Any = "pretrained",
     fb = {int(d.first_bidder) for d in deals}
     if len(fb) != 1 or fb != {int(game.first_bidder)}:
         raise ValueError("belief_weights: the deals' first bidder is not the game's")
-    logw = replay_log_weights(hands, bottoms, fb.pop(), seat_history(game, seat), seat, model, temperature,
-                              tremble, rules=game.rules)
+    history = seat_history(game.history, game.doubles_revealed, seat)
+    logw = replay_log_weights(hands, bottoms, fb.pop(), history, seat, model, temperature, tremble, rules=game.rules)
     return normalise(logw)
 
 

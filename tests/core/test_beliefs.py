@@ -22,13 +22,13 @@ from scipy.stats import chisquare
 from ddz_env import Game, Phase, VectorDouDizhu
 from ddz_env.actions import BID_PASS
 from ddz_env.beliefs import (
-    draw_hidden, hidden_of_game, hidden_of_planes, replay, sample_deal_arrays, sample_deals, sample_hidden,
-    sample_hidden_batch, seat_history,
+    draw_hidden, hidden_of_game, hidden_of_planes, replay_for_seat, sample_deal_arrays, sample_deals, sample_hidden,
+    sample_hidden_batch,
 )
 from ddz_env.cards import MAX_COUNTS
 from ddz_env.game import IllegalActionError
 from ddz_env.moves import FOUR_KICKER_RANKS
-from ddz_env.observation import HISTORY, observe_game
+from ddz_env.observation import HISTORY, observe_game, seat_history
 from ddz_env.rules import Deal, check_deals
 
 # A rulebook hand (seed 0's 262nd random hand): seat 0 bids 2, seat 1 bids 3 and is landlord, both farmers
@@ -106,7 +106,7 @@ def _exact(g: Game, seat: int, prior: str) -> tuple[dict, int]:
         if (dealt < 0).any():
             continue
         try:
-            r = replay(Deal(dealt, g.bottom, g.first_bidder), g, o)
+            r = replay_for_seat(Deal(dealt, g.bottom, g.first_bidder), g, o)
         except IllegalActionError:
             illegal += 1
             continue
@@ -157,7 +157,7 @@ def test_r1_r5_r7_r8_r13_r21_every_draw_replays_to_the_seats_exact_view(rules):
             for d in sample_deals(g, seat, 1, seed=rng):
                 assert d.first_bidder == g.first_bidder
                 assert d.landlord == (None if bidding else g.landlord)
-                r = replay(d, g, seat)
+                r = replay_for_seat(d, g, seat)
                 assert _same_view(g, r, seat), (g.phase, seat, d)
                 checked += 1
                 differ += not (np.array_equal(d.hands, g.initial_hands) and np.array_equal(d.bottom, g.bottom))
@@ -179,10 +179,10 @@ def test_r5_the_seats_history_shows_its_own_doubling_choice_only():
     for a in POS_R13[1][:3]:  # bid 2, bid 3, then the first farmer's double
         g.step(a)
     first, second = g.history[-1][0], g.current_player
-    assert g.phase == Phase.DOUBLE and seat_history(g, second)[-1] == (first, -1)
-    assert seat_history(g, first)[-1] == g.history[-1]
+    assert g.phase == Phase.DOUBLE and seat_history(g.history, g.doubles_revealed, second)[-1] == (first, -1)
+    assert seat_history(g.history, g.doubles_revealed, first)[-1] == g.history[-1]
     for d in sample_deals(g, second, 20, seed=5):
-        assert _same_view(g, replay(d, g, second), second)
+        assert _same_view(g, replay_for_seat(d, g, second), second)
 
 
 def test_r13_four_with_two_kickers_cap_the_players_hand():
@@ -372,7 +372,7 @@ def test_r21_draws_read_nothing_hidden():
         seat = int(rng.integers(3))
         if len(g.history) % 5:  # (every fifth decision)
             continue
-        other = replay(sample_deals(g, seat, 1, seed=rng)[0], g, seat)
+        other = replay_for_seat(sample_deals(g, seat, 1, seed=rng)[0], g, seat)
         differ += not (np.array_equal(other.hands, g.hands) and np.array_equal(other.bottom, g.bottom))
         a = sample_deal_arrays(g, seat, 30, seed=4)
         b = sample_deal_arrays(other, seat, 30, seed=4)
@@ -405,7 +405,7 @@ def test_env_sample_deals_replay_to_the_agents_observation():
         assert len(deals) == 5 and all(isinstance(d, Deal) for d in deals)
         obs = e.observe(agent)
         for d in deals:
-            r = replay(d, g, seat)
+            r = replay_for_seat(d, g, seat)
             assert np.array_equal(observe_game(r, seat), obs["observation"])
             assert np.array_equal(np.flatnonzero(obs["action_mask"]),
                                   r.legal_actions() if seat == g.current_player else [])

@@ -8,9 +8,9 @@ import pytest
 from agents import load
 from agents.base import BatchAgent, Decisions
 from agents.search.weights import action_probabilities, belief_weights, weighted_deals
-from ddz_env.beliefs import sample_deals, seat_history
+from ddz_env.beliefs import sample_deals
 from ddz_env.game import Game
-from ddz_env.observation import HIDDEN, observe_game
+from ddz_env.observation import HIDDEN, observe_game, seat_history
 from ddz_env.rules import Phase
 
 
@@ -50,7 +50,7 @@ def scalar_log_weight(deal, game: Game, seat: int, agent, temperature: float) ->
     """The same weight one decision at a time on the scalar Game (observe_game, Decisions.from_observation)."""
     g = Game.from_deal(deal.hands, deal.bottom, deal.first_bidder)
     logw = 0.0
-    for s, a in seat_history(game, seat):
+    for s, a in seat_history(game.history, game.doubles_revealed, seat):
         if a == HIDDEN:
             break
         if s != seat and g.legal_actions().size > 1:
