@@ -197,7 +197,7 @@ def _legal_words(game: Game) -> list[str]:
 _JOKER_TOKENS = {"bj": "B", "rj": "R"}
 
 
-def read_cards(text: str) -> np.ndarray:
+def parse_typed_cards(text: str) -> np.ndarray:
     """The counts of the cards in ``text`` (any order, spaces ignored, ``10``/``T``, ``BJ``/``B``, lower case fine);
     :class:`Refusal` naming the first thing that is no card, or a rank typed more often than the deck holds."""
     t = text.strip()
@@ -281,7 +281,7 @@ def parse_action(text: str, game: Game, words: Iterable[str] = ()) -> int:
         if t in ("pass", "p"):
             return PASS
         try:
-            counts = read_cards(t)
+            counts = parse_typed_cards(t)
         except Refusal as e:
             hint, s = _mean(t, _legal_words(game) + extra)
             if s is not None:
@@ -381,6 +381,6 @@ def refuse(game: Game, action: Any) -> None:
         raise r
 
 
-__all__ = ["Refusal", "parse_action", "refusal", "refuse", "describe", "needs", "suggest", "read_cards", "card",
+__all__ = ["Refusal", "parse_action", "refusal", "refuse", "describe", "needs", "suggest", "parse_typed_cards", "card",
            "many", "a_or_an", "KINDS", "CARD_NAMES", "NOTHING_BEATS_IT"]
 
