@@ -69,7 +69,7 @@ MOVED = {
     "agents.random_agent": "agents.baselines.random_agent",
     "agents.rule_agent": "agents.baselines.rule_agent",
     "agents.hand": "agents.baselines.planner",
-    "agents.view": "agents.baselines.view",
+    "agents.view": "agents.baselines.features",
     "agents.calibrate": "agents.cli.calibrate",
     "agents.arena": "agents.evaluation.arena",
     "agents.stats": "agents.evaluation.stats",

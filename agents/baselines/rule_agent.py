@@ -16,8 +16,8 @@ Play, from the plan of :mod:`agents.baselines.planner` (fewest moves):
   group only when it costs little or an opponent is about to go out; bombs and the
   rocket only to win the hand or to stop an opponent about to go out.
 
-It uses only its seat's view (:mod:`agents.baselines.view`), so it never sees hidden cards;
-it is deterministic: the same view gives the same action.
+It plays from its seat's features decoded from the planes (:mod:`agents.baselines.features`), so it never
+sees hidden cards; it is deterministic: the same features give the same action.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from ddz_env.rules import Phase
 from ..base import BatchAgent, Decisions
 from ..loader import config_of
 from .planner import move_of, plan, plan_cost
-from .view import View, decode
+from .features import SeatFeatures, decode
 
 _BID, _DOUBLE, _REDOUBLE = int(Phase.BID), int(Phase.DOUBLE), int(Phase.REDOUBLE)  # (plain ints: the hot path)
 _SINGLE, _PAIR = int(MoveType.SINGLE), int(MoveType.PAIR)
@@ -110,63 +110,63 @@ class RuleAgent(BatchAgent):
             raise ValueError("RuleAgent: no legal action (is this seat on turn?)")
         if legal.size == 1:
             return int(legal[0])
-        view = decode(planes)
-        if view.phase == _BID:
-            return self._bid(view, legal)
-        if view.phase == _DOUBLE:
-            return DOUBLE if win_chance(view.hand, False) >= self.double_at else NO_DOUBLE
-        if view.phase == _REDOUBLE:
-            return REDOUBLE if win_chance(view.hand, True) >= self.redouble_at else NO_REDOUBLE
-        a = self._play(view, legal)
+        known = decode(planes)
+        if known.phase == _BID:
+            return self._bid(known, legal)
+        if known.phase == _DOUBLE:
+            return DOUBLE if win_chance(known.hand, False) >= self.double_at else NO_DOUBLE
+        if known.phase == _REDOUBLE:
+            return REDOUBLE if win_chance(known.hand, True) >= self.redouble_at else NO_REDOUBLE
+        a = self._play(known, legal)
         if not np.any(legal == a):  # a safety net: never happens by construction
             a = int(legal[0])
         return int(a)
 
     # ------------------------------------------------------------------ bidding
-    def _bid(self, view: View, legal: np.ndarray) -> int:
-        p = win_chance(view.hand, True)
+    def _bid(self, known: SeatFeatures, legal: np.ndarray) -> int:
+        p = win_chance(known.hand, True)
         want = sum(1 for t in self.bid_at if p >= t)
         a = BID_PASS + want
         return a if want > 0 and np.any(legal == a) else BID_PASS
 
     # ------------------------------------------------------------------ play
-    def _play(self, view: View, legal: np.ndarray) -> int:
-        n = view.n_cards
+    def _play(self, known: SeatFeatures, legal: np.ndarray) -> int:
+        n = known.n_cards
         moves = legal[legal != PASS]
         finish = moves[MOVE_NCARDS[moves] == n]
         if finish.size:  # the whole hand in one move wins it
             return int(finish[0])
-        if view.to_beat == PASS:
-            return self._lead(view, legal)
-        if view.beat_seat == view.partner:
+        if known.to_beat == PASS:
+            return self._lead(known, legal)
+        if known.beat_seat == known.partner:
             return PASS  # never overplay a partner who is winning the trick
-        return self._respond(view, moves)
+        return self._respond(known, moves)
 
-    def _beatable(self, view: View, m: int) -> bool:
+    def _beatable(self, known: SeatFeatures, m: int) -> bool:
         """Whether an opponent might beat move ``m`` (from the unseen cards and the cards they hold)."""
-        ids = answers_to(view.others, m)  # what the unseen cards, all in one hand, could answer
+        ids = answers_to(known.others, m)  # what the unseen cards, all in one hand, could answer
         ids = ids[ids != PASS]
-        return bool(ids.size) and bool((MOVE_NCARDS[ids] <= view.max_opponent_left()).any())
+        return bool(ids.size) and bool((MOVE_NCARDS[ids] <= known.max_opponent_left()).any())
 
-    def _lead(self, view: View, legal: np.ndarray) -> int:
-        p = plan(view.hand)
+    def _lead(self, known: SeatFeatures, legal: np.ndarray) -> int:
+        p = plan(known.hand)
         moves = list(p.moves)
         # run out: all but one move are sure winners -> play the sure ones first (ordinary before bombs)
         if len(moves) <= 4:
-            sure = [m for m in moves if not self._beatable(view, m)]
+            sure = [m for m in moves if not self._beatable(known, m)]
             if len(moves) - len(sure) <= 1 and sure:
                 sure.sort(key=lambda m: (bool(IS_BOMB_OR_ROCKET[m]), int(MOVE_RANK[m])))
                 return sure[0]
-        partner = view.partner
-        if partner == 1 and view.left[partner] <= 2:  # partner acts next and is about to go out
-            k = view.left[partner]
-            lows = [r for r in range(15) if view.hand[r] >= k]
+        partner = known.partner
+        if partner == 1 and known.left[partner] <= 2:  # partner acts next and is about to go out
+            k = known.left[partner]
+            lows = [r for r in range(15) if known.hand[r] >= k]
             if lows:
                 m = np.zeros(15, dtype=np.int8)
                 m[lows[0]] = k
                 return move_of(m)
         ordinary = [m for m in moves if not IS_BOMB_OR_ROCKET[m]] or moves
-        danger = view.min_opponent_left()
+        danger = known.min_opponent_left()
         if danger <= 2:  # an opponent with one card cannot follow a pair, one with two cannot follow a trio
             avoid = _SINGLE if danger == 1 else _PAIR
             safe = [m for m in ordinary if MOVE_TYPE[m] != avoid]
@@ -177,11 +177,11 @@ class RuleAgent(BatchAgent):
         low = [m for m in ordinary if MOVE_RANK[m] < TWO or MOVE_TYPE[m] not in (_SINGLE, _PAIR)]
         return min(low or ordinary, key=lambda m: (MOVE_RANK[m], -int(MOVE_NCARDS[m])))
 
-    def _respond(self, view: View, moves: np.ndarray) -> int:
-        hand = view.hand
+    def _respond(self, known: SeatFeatures, moves: np.ndarray) -> int:
+        hand = known.hand
         base = plan_cost(hand)
-        danger = (view.min_opponent_left() <= self.danger_cards
-                  or view.left[view.beat_seat] <= self.danger_mover_cards)
+        danger = (known.min_opponent_left() <= self.danger_cards
+                  or known.left[known.beat_seat] <= self.danger_mover_cards)
         ordinary = moves[~IS_BOMB_OR_ROCKET[moves]]
         best, best_key = PASS, None
         if ordinary.size:
@@ -208,19 +208,19 @@ class RuleAgent(BatchAgent):
         bombs = moves[IS_BOMB_OR_ROCKET[moves]]
         if bombs.size:
             bomb = int(bombs[0])  # ids order bombs by rank, the rocket last
-            if danger or self._wins_after(view, bomb):
+            if danger or self._wins_after(known, bomb):
                 return bomb
         return PASS
 
-    def _wins_after(self, view: View, bomb: int) -> bool:
+    def _wins_after(self, known: SeatFeatures, bomb: int) -> bool:
         """Whether playing ``bomb`` now likely wins the hand: unbeatable, then at most one move that is not."""
-        if self._beatable(view, bomb):
+        if self._beatable(known, bomb):
             return False
-        rest = view.hand - MOVE_COUNTS[bomb]
+        rest = known.hand - MOVE_COUNTS[bomb]
         moves = plan(rest).moves
         if len(moves) > 3:
             return False
-        return sum(1 for m in moves if self._beatable(view, m)) <= 1
+        return sum(1 for m in moves if self._beatable(known, m)) <= 1
 
 
 def _chance(name: str, value) -> float:

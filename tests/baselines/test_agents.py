@@ -506,9 +506,9 @@ def test_readme_write_your_own_agent_example_runs_as_pasted(capsys):
 
 
 def test_the_rule_agents_fast_decode_reads_what_the_layouts_readers_read():
-    """view.decode (a few numpy calls per observation: the rule agent decodes every decision) against
+    """features.decode (a few numpy calls per observation: the rule agent decodes every decision) against
     decode_with_readers (ddz_env.observation's general readers) on every seat's view of random hands."""
-    from agents.baselines.view import decode, decode_with_readers
+    from agents.baselines.features import decode, decode_with_readers
     from ddz_env.vector import VectorDouDizhu
 
     vec = VectorDouDizhu(32, seed=11)

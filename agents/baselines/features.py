@@ -1,8 +1,10 @@
-"""A seat's public view, decoded from its observation planes.
+"""The features a heuristic plays from, decoded from a seat's observation planes (:class:`SeatFeatures`).
 
-Heuristic agents read only this, so by construction they use nothing a seat may
+Heuristic agents read only these, so by construction they use nothing a seat may
 not know (R21): the planes hold the own hand, public plays, cards left and bids.
 Seats are relative, as in the planes: 0 self, 1 next (acts after), 2 previous.
+
+(Not to be confused with ``ddz_env.view``, what a *person* is shown of a hand.)
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ LANDLORD, FARMER_AFTER, FARMER_BEFORE = int(Role.LANDLORD), int(Role.FARMER_AFTE
 
 
 @dataclass(frozen=True)
-class View:
+class SeatFeatures:
     hand: np.ndarray  # (15,) own cards
     others: np.ndarray  # (15,) cards in the other two hands together (deck - own - played)
     left: tuple[int, int, int]  # cards held by relative seat 0, 1, 2
@@ -68,8 +70,8 @@ if _TO_BEAT + 1 != LAYOUT_BY_NAME["to_beat"].stop or max(_HAND, _BOTTOM, _PLAYED
     raise ImportError("decode sums the card runs hand .. to_beat in one pass: they must lead the layout")
 
 
-def decode(planes: np.ndarray) -> View:
-    """The public view held in one observation (29, 4, 15).
+def decode(planes: np.ndarray) -> SeatFeatures:
+    """The features held in one observation (29, 4, 15).
 
     The rule agent decodes every one of its decisions, so this reads the planes in a few numpy calls
     (one sum for all card runs; scalar reads of the status and bids rows), about 30 us, where the
@@ -87,11 +89,11 @@ def decode(planes: np.ndarray) -> View:
     bottom = counts[_BOTTOM].copy() if counts[_BOTTOM].any() else None
     bids = planes[_BIDS, :3, :4]
     highest = int(np.nonzero(bids.any(axis=0))[0].max()) if bids.any() else 0
-    return View(hand=hand.copy(), others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=phase,
+    return SeatFeatures(hand=hand.copy(), others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=phase,
                 role=role, to_beat=to_beat, beat_seat=beat_seat, bottom=bottom, highest_bid=highest)
 
 
-def decode_with_readers(planes: np.ndarray) -> View:
+def decode_with_readers(planes: np.ndarray) -> SeatFeatures:
     """:func:`decode` through the layout's general readers (the reference the tests compare it with)."""
     hand = read_cards(planes, "hand")
     played = read_cards(planes, "played").sum(axis=0, dtype=np.int8)
@@ -100,10 +102,22 @@ def decode_with_readers(planes: np.ndarray) -> View:
     left = tuple(int(x) for x in read_cards_left(planes))
     status = read_status(planes)
     bids, _ = read_bids(planes)
-    return View(hand=hand, others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=int(status.phase),
+    return SeatFeatures(hand=hand, others=(MAX_COUNTS - hand - played).astype(np.int8), left=left, phase=int(status.phase),
                 role=int(status.role), to_beat=move_of(beat_cards) if beat_cards.any() else 0,
                 beat_seat=int(status.beat_seat), bottom=bottom if bottom.any() else None,
                 highest_bid=max(int(bids.max()), 0))
 
 
-__all__ = ["View", "decode", "decode_with_readers", "LANDLORD", "FARMER_AFTER", "FARMER_BEFORE"]
+def __getattr__(name: str):
+    """``View``, this class's name in release 0.1.0 (``agents.view.View``), with a DeprecationWarning until its
+    removal in 0.3.0 (CHANGELOG.md)."""
+    if name == "View":
+        import warnings
+
+        warnings.warn("agents.view.View is agents.baselines.features.SeatFeatures now: import it from there (the old "
+                      "name goes in the next release)", DeprecationWarning, stacklevel=2)
+        return SeatFeatures
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["SeatFeatures", "decode", "decode_with_readers", "LANDLORD", "FARMER_AFTER", "FARMER_BEFORE"]
