@@ -11,7 +11,7 @@ fps, loss per network, mean score per position), ``checkpoint.pt`` (loadable wit
 ``torch.load(path, weights_only=True)`` and ``agents.load(run folder or checkpoint)``) and
 ``learning_curve.png`` at the end.
 
-A config's ``algo`` key chooses the learner (:mod:`agents.runs.learners`): ``dmc`` (the default) or a MARL
+A config's ``algo`` key chooses the learner (:mod:`agents.runs.algos`): ``dmc`` (the default) or a MARL
 library's (``sb3``, ``tianshou``, ``torchrl``, ``rllib``: the move-scoring policy in that library, its own
 keys, :mod:`agents.integrations.runner`), e.g. ``ddz-train --config torchrl``; ``--resume RUN`` continues
 either kind.
@@ -30,7 +30,7 @@ from agents._entry import needs_installed, plain
 with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__name__ == "__main__"):
     from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
     from agents.runs.folder import CheckpointWriteError, held_run, new_run_dir, resume_hint
-    from agents.runs.learners import LIBRARY_SCHEMA, algo_of
+    from agents.runs.algos import LIBRARY_SCHEMA, algo_of
 
 
 def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ class TrainConfig:
     (``--help`` lists them); ``metadata["section"]`` starts a group."""
 
     name: str = _key("dmc", "run name: the run folder is runs/<name>-<YYYYmmdd-HHMMSS>", "run")
-    algo: str = _key("dmc", "the learner (agents.runs.learners): dmc here; a library learner (sb3, tianshou, torchrl, "
+    algo: str = _key("dmc", "the learner (agents.runs.algos): dmc here; a library learner (sb3, tianshou, torchrl, "
                      "rllib) has its own keys: train.py --config torchrl --help")
     seed: int = _key(0, "seed of the deals, the exploration and the initial weights")
     device: str = _key("cpu", '"cpu", "cuda" or "cuda:N": learner and actor inference')
@@ -97,7 +97,7 @@ class TrainConfig:
             return ValueError(f"config key {key!r}: {why} (got {getattr(self, key)!r})")
 
         if self.algo != "dmc":
-            from ..runs.learners import check_algo
+            from ..runs.algos import check_algo
 
             check_algo(self.algo)
             raise bad("algo", "'dmc' with these keys; a library learner's config has its own (train.py --config "

@@ -1,11 +1,11 @@
 """A library learner's run folder, as DMC's: ``train.py --config sb3`` (any config whose ``algo`` names a
-library learner, :mod:`agents.runs.learners`) lands here.
+library learner, :mod:`agents.runs.algos`) lands here.
 
 The learner's ``train(seconds, run_dir, ...)`` trains to a time and writes its resumable state and its
 policy (``policy.pt``, the ``"movescore"`` export) into the run folder; it resumes from that state. So the
 run is a series of segments, each ``train`` call resuming the last up to the next evaluation time:
 
-* ``config.yaml``: the :class:`~agents.runs.learners.LibraryConfig` (``--resume RUN`` reads it back);
+* ``config.yaml``: the :class:`~agents.runs.algos.LibraryConfig` (``--resume RUN`` reads it back);
 * ``log.csv``: one row per segment (training seconds, the learner's steps, CPU seconds);
 * ``eval.csv``: after each segment (``eval_every_seconds``; always at the end) the policy against each of
   ``eval_opponents`` in duplicate on ``eval_deals`` deals of ``eval_seed``, DMC's columns (``frames`` holds
@@ -32,7 +32,7 @@ from ddz_env.files import write_text
 from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
 from ..runs.config import yaml_module
-from ..runs.learners import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
+from ..runs.algos import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
 
 log = logging.getLogger("ddz.train")
 POLICY = "policy.pt"

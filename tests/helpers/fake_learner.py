@@ -1,4 +1,4 @@
-"""A learner for the tests of the ``algo`` seam (agents/runs/learners.py, agents/integrations/runner.py): it
+"""A learner for the tests of the ``algo`` seam (agents/runs/algos.py, agents/integrations/runner.py): it
 follows the library learners' contract (train to a time, resumable state in the run folder, ``policy.pt`` in
 the export format) without a library, counting 100 "steps" per second it is asked to train."""
 import json

@@ -1,4 +1,4 @@
-"""One contract for every library learner (agents/runs/learners.py's table): ``train(seconds, run_dir, ...)``
+"""One contract for every library learner (agents/runs/algos.py's table): ``train(seconds, run_dir, ...)``
 trains to a budget that spans its resumes, writes ``state.json`` and the ``policy.pt`` that ``agents.load``
 seats, continues on ``resume``, trains nothing once its budget is spent, refuses an unknown option and a bad
 value before anything starts, and ``train.py --config NAME`` runs it in a run folder with ``eval.csv`` and a
@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.runs.learners import ALGOS, REQUIRES
+from agents.runs.algos import ALGOS, REQUIRES
 
 pytestmark = pytest.mark.integration
 

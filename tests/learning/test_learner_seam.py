@@ -1,4 +1,4 @@
-"""The ``algo`` seam of train.py (agents/runs/learners.py, agents/integrations/runner.py): a config chooses
+"""The ``algo`` seam of train.py (agents/runs/algos.py, agents/integrations/runner.py): a config chooses
 its learner; a library learner runs in a run folder like DMC's (config.yaml, log.csv, eval.csv at each
 evaluation time, the policy that agents.load seats) and resumes it. A test learner (tests/helpers/
 fake_learner.py) stands in for the libraries here; tests/integrations run the real ones."""
@@ -17,9 +17,9 @@ pytestmark = needs_torch
 def fake(monkeypatch):
     import fake_learner
 
-    from agents.runs import learners
+    from agents.runs import algos
 
-    monkeypatch.setitem(learners.ALGOS, "fake", ("fake_learner", "a test learner"))
+    monkeypatch.setitem(algos.ALGOS, "fake", ("fake_learner", "a test learner"))
     fake_learner.CALLS.clear()
     return fake_learner
 
@@ -102,9 +102,9 @@ def test_bad_learner_configs_are_refused_before_the_run_folder_exists(tmp_path, 
 def test_a_missing_library_is_one_line_naming_the_install_before_the_run_folder(tmp_path, fake, capsys,
                                                                                  monkeypatch):
     from agents.cli.train import main
-    from agents.runs import learners
+    from agents.runs import algos
 
-    monkeypatch.setitem(learners.REQUIRES, "fake", (("no_such_library_xyz",), "marl"))
+    monkeypatch.setitem(algos.REQUIRES, "fake", (("no_such_library_xyz",), "marl"))
     assert main(["--config", write_config(tmp_path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "not installed: no_such_library_xyz" in err and "pip install 'ddz-env[marl]'" in err

@@ -67,7 +67,7 @@ def test_train_without_a_config_is_an_error_listing_the_configs(cmd):
 
 
 def test_train_help_lists_every_key_with_its_default_and_meaning():
-    from agents.runs.learners import LIBRARY_SCHEMA, LibraryConfig
+    from agents.runs.algos import LIBRARY_SCHEMA, LibraryConfig
 
     p = run("train.py", "--help")
     assert p.returncode == 0, p.stderr
@@ -93,7 +93,7 @@ def check_keys_shown(cls, lines):
 def test_the_shipped_configs_name_only_known_keys():
     import yaml
 
-    from agents.runs.learners import LIBRARY_SCHEMA, LibraryConfig, algo_of
+    from agents.runs.algos import LIBRARY_SCHEMA, LibraryConfig, algo_of
 
     keys = {f.name for f in dataclasses.fields(TrainConfig)}
     library_keys = {f.name for f in dataclasses.fields(LibraryConfig)}

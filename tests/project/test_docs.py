@@ -187,6 +187,6 @@ def test_help_is_plain_words(entry):
 def test_plain_reads_roles_and_inline_code_as_words():
     from agents._entry import plain
 
-    assert plain("A config's ``algo`` key (:mod:`agents.runs.learners`); :class:`~ddz_env.rules.Deal`, "
+    assert plain("A config's ``algo`` key (:mod:`agents.runs.algos`); :class:`~ddz_env.rules.Deal`, "
                  ":meth:`BatchState.load_view <ddz_env.batch.BatchState.load_view>`, ``--a\n  b``.") == (
-        "A config's algo key (agents.runs.learners); ddz_env.rules.Deal, BatchState.load_view, --a\n  b.")
+        "A config's algo key (agents.runs.algos); ddz_env.rules.Deal, BatchState.load_view, --a\n  b.")

@@ -1,4 +1,4 @@
-"""The one seam where ``train.py`` chooses a learner: a config's ``algo`` key.
+"""The algorithm table: the one seam where ``train.py`` chooses a learner, a config's ``algo`` key.
 
 ==============  =========================================================  ==================================
 ``algo``        learner                                                    config
