@@ -11,6 +11,10 @@ Scheme specs name agents whose files are not ddz-env checkpoints:
   decisions, ``rule`` unless the spec names another, ``douzero:DIR?bidder=SPEC`` (any agent spec:
   ``random``, ``pretrained``, a checkpoint). Needs torch, not the ``douzero`` package.
 
+One reader takes every scheme spec apart (`parse_spec`: ``scheme:TARGET?key=value&...``) and hands its
+factory the target and the options as typed (a `SchemeSpec`); the factory checks which options it takes
+and their values, with its own errors.
+
 A checkpoint is a file ``torch.save`` wrote, holding a dict with at least
 ``"agent"``: the registered name of the agent kind that reads it. Other keys belong
 to that kind (for a learned agent, typically ``"config"`` and ``"state_dict"``).
@@ -28,7 +32,8 @@ registered that way too: this module sits below every agent kind and imports non
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
 
 from .base import Agent
 
@@ -77,13 +82,33 @@ def _resolve_lazy(name: str) -> None:
         register(name, obj)
 
 
-#: scheme specs ("scheme:REST") -> "module:attribute" of a factory ``factory(spec, **kwargs) -> Agent``,
-#: imported on first use
-_SCHEMES: dict[str, str] = {"douzero": "agents.douzero.agent:from_spec",
-                             "sb3": "agents.integrations.sb3_policy:from_spec",
-                             "rllib": "agents.integrations.rllib_files:from_spec",
-                             "search": "agents.search.agent:from_spec",
-                             "onnx": "agents.integrations.onnx_agent:from_spec"}
+class SchemeSpec(NamedTuple):
+    """A scheme spec ``scheme:TARGET?key=value&key2=value2`` taken apart by :func:`parse_spec`, as its factory
+    gets it: the factory checks the target and the options (which it takes, their values) itself."""
+
+    text: str  #: the spec as given (``"search:pretrained?samples=8"``)
+    scheme: str  #: ``"search"``
+    target: str  #: what the scheme loads: ``BASE`` of ``search:BASE``, ``DIR``, ``FILE`` (``"pretrained"``)
+    query: str | None  #: the options as typed, after the ``?`` (``"samples=8"``); None without a ``?``
+    options: tuple[tuple[str, str | None], ...]  #: ``(key, value)`` in the order typed; value None without ``=``
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How a scheme's spec is read (:func:`parse_spec`) and the factory that gets it."""
+
+    factory: str  #: ``"module:attribute"`` of ``factory(spec: SchemeSpec, **kwargs) -> Agent``, imported on first use
+    options: bool = True  #: False: none; the target is all after ``scheme:`` (a file's path may hold a ``?``)
+    target_is_spec: bool = False  #: the target is an agent spec, which may hold a ``?``: options follow the last ``?``
+    value_is_spec: bool = False  #: one option whose value is an agent spec: it runs to the end (no ``&`` split)
+
+
+#: scheme specs (``"scheme:REST"``) -> how each is read and its factory
+_SCHEMES: dict[str, Scheme] = {"douzero": Scheme("agents.douzero.agent:from_spec", value_is_spec=True),  # ?bidder=SPEC
+                               "sb3": Scheme("agents.integrations.sb3_policy:from_spec", options=False),
+                               "rllib": Scheme("agents.integrations.rllib_files:from_spec"),  # ?trust=yes
+                               "search": Scheme("agents.search.agent:from_spec", target_is_spec=True),
+                               "onnx": Scheme("agents.integrations.onnx_agent:from_spec", options=False)}
 
 
 #: the scheme specs in words, for an unknown agent's error (one per entry of `_SCHEMES`)
@@ -100,15 +125,39 @@ def _scheme(spec: Any) -> str | None:
     return head if sep and head in _SCHEMES else None
 
 
+def parse_spec(text: str) -> SchemeSpec:
+    """The one reader of scheme specs: ``"scheme:TARGET?key=value&key2=value2"`` -> :class:`SchemeSpec`.
+
+    The options follow the first ``?`` after ``scheme:``; the last one where the target is itself an agent
+    spec (``search:douzero:DIR?bidder=rule?samples=8``: the base ``douzero:DIR?bidder=rule``). They are
+    ``key=value`` pairs joined by ``&``, except a scheme's one option whose value is an agent spec, which runs to
+    the end (``douzero:DIR?bidder=search:rule?samples=2&candidates=2``). A scheme without options (``sb3:``,
+    ``onnx:``: file paths) takes all after ``scheme:`` as its target. Which options a scheme takes, and their
+    values, its factory checks. ``ValueError`` for a text that is no scheme spec."""
+    scheme = _scheme(text)
+    if scheme is None:
+        raise ValueError(f"{text!r} is no scheme spec (one of {SCHEME_FORMS})")
+    how = _SCHEMES[scheme]
+    body = text[len(scheme) + 1:]
+    if not how.options or "?" not in body:
+        return SchemeSpec(text, scheme, body, None, ())
+    target, _, query = body.rpartition("?") if how.target_is_spec else body.partition("?")
+    options = []
+    for part in [query] if how.value_is_spec else query.split("&"):
+        key, eq, value = part.partition("=")
+        options.append((key, value if eq else None))
+    return SchemeSpec(text, scheme, target, query, tuple(options))
+
+
 def _load_scheme(scheme: str, spec: str, kwargs: dict) -> Agent:
     import importlib
 
-    module, _, attr = _SCHEMES[scheme].partition(":")
+    module, _, attr = _SCHEMES[scheme].factory.partition(":")
     try:
         factory = getattr(importlib.import_module(module), attr)
     except ImportError as e:  # torch missing: say how to get it
         raise ImportError(f"agent spec {spec!r} needs torch, part of {TORCH_HINT} ({e})") from None
-    return factory(spec, **kwargs)
+    return factory(parse_spec(spec), **kwargs)
 
 
 def _kinds_only() -> set[str]:
@@ -363,6 +412,6 @@ def save_checkpoint(path: str | os.PathLike, agent: str, **content: Any) -> None
     write_binary(path, lambda f: torch.save({"agent": agent, **content}, f))
 
 
-__all__ = ["check_plain", "check_tensor_bytes", "expanded_size_check", "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH",
+__all__ = ["SchemeSpec", "parse_spec", "check_plain", "check_tensor_bytes", "expanded_size_check", "MAX_CONFIG_BYTES", "MAX_CONFIG_VALUES", "MAX_CONFIG_DEPTH",
            "load", "register", "register_lazy", "registered", "read_checkpoint", "save_checkpoint", "config_of", "PRETRAINED",
            "pretrained_path"]

@@ -29,6 +29,7 @@ from ddz_env.files import input_file
 from ddz_env.rules import Phase
 
 from ..base import BatchAgent, Decisions, as_batch_agent
+from ..loader import SchemeSpec, parse_spec
 from .encoding import MOVE54, POSITIONS, encode_states
 from .model import DouZeroNet
 
@@ -39,22 +40,24 @@ _RUN_FILE = re.compile(r"^(landlord|landlord_up|landlord_down)_weights_(\d+)\.ck
 OPTIONS = ("bidder",)
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"douzero:DIR?bidder=random"`` -> ``("DIR", {"bidder": "random"})``; ``ValueError`` naming what is wrong."""
-    if not isinstance(spec, str) or not spec.startswith(SCHEME):
+def check_spec(spec: str | SchemeSpec) -> tuple[str, dict[str, str]]:
+    """``"douzero:DIR?bidder=random"`` -> ``("DIR", {"bidder": "random"})``, from the loader's reading
+    (`agents.loader.parse_spec`: ``bidder``'s value, an agent spec, runs to the end); ``ValueError`` naming
+    what is wrong."""
+    if isinstance(spec, str) and spec.startswith(SCHEME):
+        spec = parse_spec(spec)
+    if not isinstance(spec, SchemeSpec) or spec.scheme != SCHEME[:-1]:
         raise ValueError(f"a DouZero agent spec is 'douzero:DIR' or 'douzero:DIR?bidder=SPEC', got {spec!r}")
-    body = spec[len(SCHEME):]
-    folder, sep, query = body.partition("?")
-    if not folder:
-        raise ValueError(f"{spec!r}: no folder after 'douzero:' (write douzero:DIR, DIR holding {', '.join(FILES.values())})")
+    if not spec.target:
+        raise ValueError(f"{spec.text!r}: no folder after 'douzero:' (write douzero:DIR, DIR holding "
+                         f"{', '.join(FILES.values())})")
     options: dict[str, str] = {}
-    if sep:
-        key, eq, value = query.partition("=")
-        if key not in OPTIONS or not eq or not value:
-            raise ValueError(f"{spec!r}: the one option is '?bidder=SPEC' (an agent spec such as random, rule, "
-                             f"pretrained or a checkpoint path), got {query!r}")
+    for key, value in spec.options:
+        if key not in OPTIONS or not value:
+            raise ValueError(f"{spec.text!r}: the one option is '?bidder=SPEC' (an agent spec such as random, rule, "
+                             f"pretrained or a checkpoint path), got {spec.query!r}")
         options[key] = value
-    return folder, options
+    return spec.target, options
 
 
 def find_files(folder: str | os.PathLike) -> dict[str, str]:
@@ -166,9 +169,10 @@ class DouZeroAgent(BatchAgent):
         return agent
 
     @classmethod
-    def from_spec(cls, spec: str, **kwargs: Any) -> "DouZeroAgent":
+    def from_spec(cls, spec: str | SchemeSpec, **kwargs: Any) -> "DouZeroAgent":
         """``douzero:DIR`` or ``douzero:DIR?bidder=SPEC`` (``kwargs`` go to the constructor)."""
-        folder, options = parse_spec(spec)
+        folder, options = check_spec(spec)
+        spec = spec.text if isinstance(spec, SchemeSpec) else spec
         if "bidder" in options and "bidder" in kwargs:
             raise ValueError(f"{spec!r} names a bidder and the call passes bidder={kwargs['bidder']!r}: give one")
         kwargs = {**options, **kwargs}
@@ -237,9 +241,9 @@ class DouZeroAgent(BatchAgent):
         return f"DouZeroAgent({self.name!r}, bidder={self.bidder_spec!r})"
 
 
-def from_spec(spec: str, **kwargs: Any) -> DouZeroAgent:
+def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> DouZeroAgent:
     """The loader's entry point for ``douzero:`` specs."""
     return DouZeroAgent.from_spec(spec, **kwargs)
 
 
-__all__ = ["DouZeroAgent", "DouZeroNet", "parse_spec", "find_files", "load_net", "from_spec", "FILES"]
+__all__ = ["DouZeroAgent", "DouZeroNet", "check_spec", "find_files", "load_net", "from_spec", "FILES"]

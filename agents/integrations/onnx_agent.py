@@ -15,6 +15,7 @@ import numpy as np
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS
 
+from ..loader import SchemeSpec, parse_spec
 from ..base import BatchAgent, Decisions
 
 #: the version of the graph's contract (its inputs, output and metadata)
@@ -143,12 +144,13 @@ class OnnxAgent(BatchAgent):
         return f"OnnxAgent({self.name})"
 
 
-def from_spec(spec: str, **kwargs: Any) -> OnnxAgent:
-    """The loader's entry point for ``onnx:PATH`` (``kwargs``: ``name``, ``threads``)."""
-    _, _, path = spec.partition(":")
-    if not path:
+def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> OnnxAgent:
+    """The loader's entry point for ``onnx:PATH`` (no options: all after ``onnx:`` is the path; ``kwargs``:
+    ``name``, ``threads``)."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    if not spec.target:
         raise ValueError("onnx:PATH needs the path of a .onnx file (python -m agents.export AGENT OUT.onnx writes one)")
-    return OnnxAgent.from_file(path, **kwargs)
+    return OnnxAgent.from_file(spec.target, **kwargs)
 
 
 __all__ = ["OnnxAgent", "from_spec", "greedy", "FORMAT", "INPUTS", "OUTPUT"]

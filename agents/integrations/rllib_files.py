@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from ..loader import SchemeSpec, parse_spec
 from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, load_policy, policy_from_weights
 
 #: the module id of :mod:`agents.integrations.rllib_module`'s self-play (one module for the three seats)
@@ -87,17 +88,14 @@ def policy_from_rllib(path: str | os.PathLike, trust: bool = False) -> MoveScori
     return policy_from_weights(weights, f"rllib checkpoint {where}")
 
 
-def from_spec(spec: str, **kwargs: Any) -> MoveScoringAgent:
-    """The loader's entry point for ``rllib:DIR`` and ``rllib:DIR?trust=yes``: a greedy
-    :class:`MoveScoringAgent` (``kwargs``: its ``name``, ``threads``)."""
-    _, _, rest = spec.partition(":")
-    path, sep, query = rest.partition("?")
-    trust = False
-    if sep:
-        if query not in ("trust=yes", "trust=no"):
-            raise ValueError(f"agent spec {spec!r}: rllib:DIR takes one option, ?trust=yes (got {query!r})")
-        trust = query == "trust=yes"
-    return MoveScoringAgent(policy_from_rllib(path, trust=trust), **{"name": f"{AGENT_KIND}:rllib", **kwargs})
+def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> MoveScoringAgent:
+    """The loader's entry point for ``rllib:DIR`` and ``rllib:DIR?trust=yes`` (read by `agents.loader.parse_spec`):
+    a greedy :class:`MoveScoringAgent` (``kwargs``: its ``name``, ``threads``)."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    if spec.query is not None and spec.options not in ((("trust", "yes"),), (("trust", "no"),)):
+        raise ValueError(f"agent spec {spec.text!r}: rllib:DIR takes one option, ?trust=yes (got {spec.query!r})")
+    trust = spec.options == (("trust", "yes"),)
+    return MoveScoringAgent(policy_from_rllib(spec.target, trust=trust), **{"name": f"{AGENT_KIND}:rllib", **kwargs})
 
 
 __all__ = ["policy_from_rllib", "from_spec", "MODULE_ID", "POLICY_FILE"]

@@ -49,6 +49,7 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
+from ..loader import SchemeSpec, parse_spec
 from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, legal_pairs, policy_from_weights, \
     save_policy
 
@@ -298,11 +299,11 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
     return policy_from_weights(weights, f"sb3 model {where}", temperature=float(state[TEMPERATURE_KEY]))
 
 
-def from_spec(spec: str, **kwargs: Any) -> MoveScoringAgent:
-    """The loader's entry point for ``sb3:PATH``: a greedy :class:`MoveScoringAgent` (``kwargs``: its
-    ``name``, ``threads``)."""
-    _, _, path = spec.partition(":")
-    agent = MoveScoringAgent(policy_from_zip(path), **{"name": f"{AGENT_KIND}:sb3", **kwargs})
+def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> MoveScoringAgent:
+    """The loader's entry point for ``sb3:PATH`` (no options: all after ``sb3:`` is the path): a greedy
+    :class:`MoveScoringAgent` (``kwargs``: its ``name``, ``threads``)."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    agent = MoveScoringAgent(policy_from_zip(spec.target), **{"name": f"{AGENT_KIND}:sb3", **kwargs})
     return agent
 
 

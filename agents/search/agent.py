@@ -42,6 +42,7 @@ from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 
 from ..base import BatchAgent, Decisions, as_batch_agent
+from ..loader import SchemeSpec, parse_spec
 from ..runs.config import did_you_mean
 from .weights import DEFAULT_TEMPERATURE, normalise, replay_log_weights
 
@@ -108,30 +109,31 @@ def better_than_base(scores: np.ndarray, weights: np.ndarray, margin: float = 0.
     return int(np.argmax(np.where(ok, mean, -np.inf))) + 1
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"search:BASE?samples=32&candidates=4"`` -> ``("BASE", {"samples": 32, "candidates": 4})``.
-    The options follow the last ``?``; ``ValueError`` naming an unknown option or a bad value."""
-    if not isinstance(spec, str) or not spec.startswith(SCHEME):
+def check_spec(spec: str | SchemeSpec) -> tuple[str, dict[str, Any]]:
+    """``"search:BASE?samples=32&candidates=4"`` -> ``("BASE", {"samples": 32, "candidates": 4})``: the base
+    spec and the options typed, from the loader's reading (`agents.loader.parse_spec`: the options follow
+    the last ``?``); ``ValueError`` naming an unknown option or a bad value."""
+    if isinstance(spec, str) and spec.startswith(SCHEME):
+        spec = parse_spec(spec)
+    if not isinstance(spec, SchemeSpec) or spec.scheme != SCHEME[:-1]:
         raise ValueError(f"a search agent spec is 'search:BASE[?option=value&...]', got {spec!r}")
-    body = spec[len(SCHEME):]
-    base, sep, query = body.rpartition("?") if "?" in body else (body, "", "")
-    if not base:
-        raise ValueError(f"{spec!r}: no base agent after 'search:' (e.g. search:pretrained)")
+    text = spec.text
+    if not spec.target:
+        raise ValueError(f"{text!r}: no base agent after 'search:' (e.g. search:pretrained)")
     options: dict[str, Any] = {}
-    for part in query.split("&") if sep else []:
-        key, eq, value = part.partition("=")
+    for key, value in spec.options:
         if key not in OPTIONS:
-            raise ValueError(f"{spec!r}: unknown option {key!r}{did_you_mean(key, OPTIONS)}; the options: "
+            raise ValueError(f"{text!r}: unknown option {key!r}{did_you_mean(key, OPTIONS)}; the options: "
                              f"{', '.join(OPTIONS)}")
-        if not eq or not value:
-            raise ValueError(f"{spec!r}: option {key!r} needs a value ({key}=...)")
+        if not value:
+            raise ValueError(f"{text!r}: option {key!r} needs a value ({key}=...)")
         kind = OPTIONS[key][0]
         try:
             options[key] = kind(value)
         except ValueError:
             what = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
-            raise ValueError(f"{spec!r}: option {key}={value!r} is not {what}") from None
-    return base, options
+            raise ValueError(f"{text!r}: option {key}={value!r} is not {what}") from None
+    return spec.target, options
 
 
 #: the agents a search runs inside its rollouts, and what running a search there would cost
@@ -152,7 +154,7 @@ def nested_search_problem(role: str, agent: Any) -> str | None:
     if isinstance(agent, str):
         if not agent.startswith(SCHEME):
             return None
-        label, inner = agent, agent[len(SCHEME):].partition("?")[0]
+        label, inner = agent, agent[len(SCHEME):].partition("?")[0]  # (its base's name up to a "?", for the words)
     elif isinstance(agent, SearchAgent):
         label, inner = agent.name, getattr(agent.base, "name", None)
     else:
@@ -381,11 +383,12 @@ class SearchAgent(BatchAgent):
                 f"prior={self.prior!r})")
 
 
-def from_spec(spec: str, **kwargs: Any) -> SearchAgent:
+def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> SearchAgent:
     """The loader's entry point for ``search:BASE[?options]`` (``kwargs`` go to the constructor)."""
     from ..loader import load
 
-    base_spec, options = parse_spec(spec)
+    base_spec, options = check_spec(spec)
+    spec = spec.text if isinstance(spec, SchemeSpec) else spec
     rollout = options.pop("rollout", "") or None
     belief = options.pop("belief", "") or None
     # every value and every inner agent checked before any agent loads (a checkpoint may take seconds)
@@ -402,5 +405,5 @@ def from_spec(spec: str, **kwargs: Any) -> SearchAgent:
 #: the options check_options takes (rollout and belief are agents, loaded)
 _CHECKED = ("samples", "candidates", "prior", "margin", "z", "seed", "temperature")
 
-__all__ = ["SearchAgent", "OPTIONS", "parse_spec", "from_spec", "check_options", "better_than_base",
+__all__ = ["SearchAgent", "OPTIONS", "check_spec", "from_spec", "check_options", "better_than_base",
            "visible_plays"]

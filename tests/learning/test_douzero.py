@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 from agents import RandomAgent, RuleAgent, evaluate, load  # noqa: E402
 from agents.evaluation.arena import Job, make_deal, play_hands  # noqa: E402
 from agents.base import Decisions, illegal_choices, public_facts  # noqa: E402
-from agents.douzero.agent import DouZeroAgent, find_files, parse_spec  # noqa: E402
+from agents.douzero.agent import DouZeroAgent, check_spec, find_files  # noqa: E402
 from agents.douzero.encoding import (  # noqa: E402
     MOVE54, STATE_DIM, candidate_rows, encode_states, from_douzero, from_douzero_string, to_douzero,
 )
@@ -326,12 +326,12 @@ def test_the_bidder_makes_the_bid_and_double_decisions(tmp_path):
 
 # ------------------------------------------------------------------------------------------ specs and files
 def test_spec_syntax():
-    assert parse_spec("douzero:baselines/douzero_ADP") == ("baselines/douzero_ADP", {})
-    assert parse_spec("douzero:b/x?bidder=runs/r1") == ("b/x", {"bidder": "runs/r1"})
+    assert check_spec("douzero:baselines/douzero_ADP") == ("baselines/douzero_ADP", {})
+    assert check_spec("douzero:b/x?bidder=runs/r1") == ("b/x", {"bidder": "runs/r1"})
     for bad, msg in (("douzero:", "no folder"), ("douzero:x?bider=rule", "the one option is '\\?bidder=SPEC'"),
                      ("douzero:x?bidder=", "the one option")):
         with pytest.raises(ValueError, match=msg):
-            parse_spec(bad)
+            check_spec(bad)
 
 
 def test_bad_bidders_are_refused(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from agents import load
 from agents.base import BatchAgent, Decisions
 from agents.evaluation.protocols import evaluate
-from agents.search.agent import SearchAgent, parse_spec, visible_plays
+from agents.search.agent import SearchAgent, check_spec, visible_plays
 from ddz_env.beliefs import sample_hidden
 from ddz_env.moves import MOVE_NCARDS
 from ddz_env.rules import Phase
@@ -129,9 +129,9 @@ def test_bad_search_specs_are_one_line_errors(spec, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_parse_spec_takes_the_options_after_the_last_question_mark():
-    assert parse_spec("search:douzero:dir?bidder=rule?samples=8") == ("douzero:dir?bidder=rule", {"samples": 8})
-    assert parse_spec("search:pretrained") == ("pretrained", {})
+def test_check_spec_takes_the_options_after_the_last_question_mark():
+    assert check_spec("search:douzero:dir?bidder=rule?samples=8") == ("douzero:dir?bidder=rule", {"samples": 8})
+    assert check_spec("search:pretrained") == ("pretrained", {})
 
 
 def test_the_belief_search_rebuilds_the_whole_public_history_from_its_own_decisions():
