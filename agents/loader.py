@@ -83,7 +83,7 @@ def _resolve_lazy(name: str) -> None:
 
 
 class SchemeSpec(NamedTuple):
-    """A scheme spec ``scheme:TARGET?key=value&key2=value2`` taken apart by :func:`parse_spec`, as its factory
+    """A scheme spec ``scheme:TARGET?key=value&key2=value2`` taken apart by `parse_spec`, as its factory
     gets it: the factory checks the target and the options (which it takes, their values) itself."""
 
     text: str  #: the spec as given (``"search:pretrained?samples=8"``)
@@ -95,7 +95,7 @@ class SchemeSpec(NamedTuple):
 
 @dataclass(frozen=True)
 class Scheme:
-    """How a scheme's spec is read (:func:`parse_spec`) and the factory that gets it."""
+    """How a scheme's spec is read (`parse_spec`) and the factory that gets it."""
 
     factory: str  #: ``"module:attribute"`` of ``factory(spec: SchemeSpec, **kwargs) -> Agent``, imported on first use
     options: bool = True  #: False: none; the target is all after ``scheme:`` (a file's path may hold a ``?``)
@@ -126,7 +126,7 @@ def _scheme(spec: Any) -> str | None:
 
 
 def parse_spec(text: str) -> SchemeSpec:
-    """The one reader of scheme specs: ``"scheme:TARGET?key=value&key2=value2"`` -> :class:`SchemeSpec`.
+    """The one reader of scheme specs: ``"scheme:TARGET?key=value&key2=value2"`` -> `SchemeSpec`.
 
     The options follow the first ``?`` after ``scheme:``; the last one where the target is itself an agent
     spec (``search:douzero:DIR?bidder=rule?samples=8``: the base ``douzero:DIR?bidder=rule``). They are

@@ -15,7 +15,7 @@ def register_gymnasium() -> None:
     seat=0)``. The one registration: ``import agents`` calls it. The entry point is a string, so the seat env's
     module loads only when an env is made. Without gymnasium (or numpy) nothing can call ``gymnasium.make``:
     nothing is registered then, so that a program run by a Python that lacks the packages reaches its own
-    one-line error (:mod:`agents._entry`)."""
+    one-line error (`agents._entry`)."""
     try:
         import gymnasium
     except ModuleNotFoundError:

@@ -17,8 +17,8 @@ secret to the seat (R5) is not replayed, and neither is anything after it.
 
 The effective sample size ``1 / sum(w ** 2)`` says how many uniform draws the weighted set is worth.
 
-:func:`belief_weights` weighs given deals for a seat of a :class:`~ddz_env.game.Game` (the env's
-``env.unwrapped.game``); :func:`weighted_deals` draws and weighs them; :func:`replay_log_weights` is the
+`belief_weights` weighs given deals for a seat of a `ddz_env.game.Game` (the env's
+``env.unwrapped.game``); `weighted_deals` draws and weighs them; `replay_log_weights` is the
 core, from the public history as ``(seat, action)`` pairs (what the search agent rebuilds from the
 observations of its own decisions).
 """
