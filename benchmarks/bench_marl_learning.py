@@ -31,8 +31,8 @@ league rating and the score per hand against ``rule`` and against ``random``, wi
 
 Writes ``--out-dir`` (default ``runs/bench_marl_learning``): one run folder per learner,
 ``stages.json`` (each finished stage at once), ``league.json`` (+ ``.png``) and ``results.json``; and,
-with ``--keep DIR``, copies each library learner's final ``policy.pt`` (a few MB) to ``DIR/NAME.pt`` for
-committing. Needs the ``train`` and ``marl`` extras (and the RLlib venv for ``rllib``).
+with ``--keep DIR``, writes each library learner's final ``policy.pt`` to ``DIR/NAME.pt`` for committing, its
+weights in float16 (4 MB; ``halve_policy_file``). Needs the ``train`` and ``marl`` extras (and the RLlib venv for ``rllib``).
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def main(argv=None) -> dict:
     p.add_argument("--workers", type=int, default=2, help="league worker processes")
     p.add_argument("--out-dir", default=str(ROOT / "runs" / "bench_marl_learning"))
     p.add_argument("--rllib-python", default=str(DEFAULT_RLLIB_PYTHON), help="the RLlib venv's python")
-    p.add_argument("--keep", default="", help="copy each library learner's policy.pt to this folder as NAME.pt")
+    p.add_argument("--keep", default="", help="write each library learner's policy.pt to this folder as NAME.pt (float16 weights)")
     p.add_argument("--resume", action="store_true", help="keep finished stages (same --minutes); resume the rest")
     p.add_argument("--train-only", action="store_true", help="stop after the training stages (no league: a later "
                    "--resume with more --learners adds them and plays it)")
@@ -163,11 +163,13 @@ def main(argv=None) -> dict:
         print(f"--- trained: {', '.join(names)} (--train-only: no league)")
         return {"minutes": args.minutes, "stages": done}
     if args.keep:
+        from agents.integrations.move_policy import halve_policy_file
+
         keep = Path(args.keep)
         keep.mkdir(parents=True, exist_ok=True)
         for row in done:
             if row["name"] != "dmc":
-                shutil.copyfile(row["policy"], keep / f"{row['name']}.pt")
+                halve_policy_file(row["policy"], keep / f"{row['name']}.pt")  # (float16 weights: half the bytes)
 
     from agents.cli.league import format_league
     from agents.evaluation.league import play_league, save_heatmap
