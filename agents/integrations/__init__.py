@@ -1,6 +1,14 @@
-"""The env in other shapes for other libraries: :class:`DouDizhuSeatEnv`, one seat of the game as a
-single-agent Gymnasium env with agents at the other two seats (``gymnasium.make("ddz/DouDizhuSeat-v0")``,
-registered when ``agents`` is imported), for Stable-Baselines3 and other single-agent libraries.
+"""The game for other libraries: the single-agent seat env, the move-scoring policy every MARL library learns
+through, each library's adapter and the one run and session they share.
+
+| module | job |
+|---|---|
+| `seat_env` | `DouDizhuSeatEnv`: one seat as a Gymnasium env, agents at the other two (``gymnasium.make("ddz/DouDizhuSeat-v0")``, registered here by `register_gymnasium`) |
+| `move_policy` | the move-scoring policy: DMC's trunk scoring each legal move, its distributions and its export format (`policy.pt`) |
+| `selfplay` | self-play collection over the batched env and PPO over compact legal sets (TorchRL's learner) |
+| `sb3_policy`, `tianshou_nets`, `torchrl_modules`, `rllib_module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``) |
+| `session`, `options`, `runner` | what every learner shares: clocks and cadences, option checks, the run folder |
+| `rllib_files`, `onnx_export`, `onnx_agent` | reading RLlib checkpoints; export to ONNX and the agent that plays it |
 """
 from __future__ import annotations
 
