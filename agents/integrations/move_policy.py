@@ -85,6 +85,34 @@ def legal_pairs(mask: Any, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
     return rows, ids
 
 
+def explore_bids(logits: torch.Tensor, valid: torch.Tensor, bidding: torch.Tensor, epsilon: float) -> torch.Tensor:
+    """Padded candidate logits ``(B, K)`` (``valid`` (B, K) marks the slots that hold a move) as the
+    log-probabilities of the behaviour policy that explores bids: in the rows of ``bidding`` (B,) bool (bids,
+    doubles, redoubles) ``(1 - epsilon) p + epsilon / n`` over the row's ``n`` moves, elsewhere the softmax.
+    A library's categorical over these is that mixture, so the probabilities its PPO stores and updates are
+    the ones it sampled from (the ratio stays an importance weight), as the self-play collector's
+    ``bid_epsilon`` (:mod:`agents.integrations.selfplay`). Monotone within a row: the greedy move is the
+    same. Invalid slots come back ``-inf``."""
+    logp = torch.log_softmax(logits.masked_fill(~valid, -torch.inf), dim=-1)
+    if epsilon <= 0 or not bool(bidding.any()):
+        return logp
+    n = valid.sum(-1, keepdim=True).clamp(min=1).to(logp.dtype)
+    mixed = torch.logaddexp(logp + math.log1p(-epsilon), (epsilon / n).log().expand_as(logp))
+    mixed = mixed.masked_fill(~valid, -torch.inf)
+    return torch.where(bidding.unsqueeze(-1), mixed, logp)
+
+
+def explore_bids_compact(log_p: torch.Tensor, rows: torch.Tensor, bidding: torch.Tensor, epsilon: float
+                         ) -> torch.Tensor:
+    """:func:`explore_bids` over compact candidates: ``log_p`` (M,) log-probabilities of the candidates of rows
+    ``rows`` (M,), ``bidding`` (B,) bool."""
+    if epsilon <= 0 or not bool(bidding.any()):
+        return log_p
+    n = torch.bincount(rows, minlength=bidding.shape[0]).index_select(0, rows).to(log_p.dtype)
+    mixed = torch.logaddexp(log_p + math.log1p(-epsilon), (epsilon / n).log())
+    return torch.where(bidding.index_select(0, rows), mixed, log_p)
+
+
 def _check_layers(name: str, value: Any) -> list[int]:
     if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_LAYERS \
             or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_WIDTH for v in value):

@@ -40,17 +40,27 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
-from .move_policy import GumbelCategorical, MoveScoringPolicy, save_policy
+from ..dmc.model import BIDDING_NET
+from .move_policy import CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes, save_policy
 from .rllib_files import MODULE_ID, POLICY_FILE
 
 
 # ---------------------------------------------------------------------------------------------- env
+#: the fixed width of each observation's legal set (RLlib stores every step's model outputs in arrays of one
+#: width). The widest legal set found: 519 moves (a lead from 1 1 1 1 3 3 3 3 1 1 1 1 of ranks 3..A:
+#: airplanes with wings), by simulated annealing over hands of up to 20 cards from 8 starts, each ending
+#: there; ``tests/integrations/test_rllib_module.py`` replays that hand. A wider set is a ``ValueError``.
+LEGAL_WIDTH = 1024
+
+
 class RLlibObs(BaseWrapper):
-    """AEC wrapper: observation -> ``{"observations": float32 (1740,), "action_mask": float32 (24648,)}``."""
+    """AEC wrapper: observation -> ``{"observations": float32 (1740,), "legal": int32 (LEGAL_WIDTH,)}``, the
+    legal action ids first and ``-1`` after them (the compact legal set: 4 KB a step, not RLlib's masked dict's
+    24,648 float32 mask, 96 KB)."""
 
     _space = spaces.Dict({
         "observations": spaces.Box(0.0, 1.0, (OBS_CELLS,), np.float32),
-        "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+        "legal": spaces.Box(-1, NUM_ACTIONS - 1, (LEGAL_WIDTH,), np.int32),
     })
 
     def observation_space(self, agent):
@@ -58,8 +68,13 @@ class RLlibObs(BaseWrapper):
 
     def observe(self, agent):
         o = self.env.observe(agent)
-        return {"observations": o["observation"].reshape(-1).astype(np.float32),
-                "action_mask": o["action_mask"].astype(np.float32)}
+        ids = np.flatnonzero(o["action_mask"])
+        if ids.size > LEGAL_WIDTH:
+            raise ValueError(f"{agent} has {ids.size} legal moves, more than RLlib's fixed width "
+                             f"{LEGAL_WIDTH} (rllib_module.LEGAL_WIDTH)")
+        legal = np.full(LEGAL_WIDTH, -1, np.int32)
+        legal[:ids.size] = ids
+        return {"observations": o["observation"].reshape(-1).astype(np.float32), "legal": legal}
 
 
 def make_env(config: dict | None = None):
@@ -73,19 +88,44 @@ def make_env(config: dict | None = None):
 
 
 # ---------------------------------------------------------------------------------------------- module
-class GumbelTorchCategorical(TorchCategorical):
-    """RLlib's ``TorchCategorical`` drawn by Gumbel-max (:class:`~agents.integrations.move_policy.GumbelCategorical`,
-    the same distribution without ``torch.multinomial`` over the 24,648 ids): the module's exploration
-    distribution."""
+class LegalMovesCategorical(TorchCategorical):
+    """RLlib's categorical over each row's legal moves only. Its inputs (the module's
+    ``ACTION_DIST_INPUTS``, ``(B, 2 * LEGAL_WIDTH)``) are the candidates' log-probabilities, then their action
+    ids as floats (exact below 2**24; ``-1`` in unused slots, whose logits are ``FLOAT_MIN``). Samples,
+    ``logp``, the greedy action and ``kl`` are in action ids / over the same slots
+    (:class:`~agents.integrations.move_policy.CandidateCategorical`): no 24,648-wide tensor anywhere."""
+
+    def __init__(self, logits: torch.Tensor = None, probs: torch.Tensor = None, ids: torch.Tensor = None):
+        if ids is None:
+            raise ValueError("LegalMovesCategorical needs the candidates' action ids (from_logits splits them off)")
+        self.ids = ids
+        super().__init__(logits=logits)
+
+    @classmethod
+    def from_logits(cls, logits: torch.Tensor, **kwargs: Any) -> "LegalMovesCategorical":
+        width = logits.shape[-1] // 2
+        return cls(logits=logits[..., :width], ids=logits[..., width:].round().long())
 
     def _get_torch_distribution(self, logits=None, probs=None):
-        return GumbelCategorical(logits=logits, probs=probs, validate_args=False)
+        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0)
+
+    @staticmethod
+    def required_input_dim(space: Any, **kwargs: Any) -> int:
+        return 2 * LEGAL_WIDTH
+
+    def to_deterministic(self):
+        from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
+
+        return TorchDeterministic(loc=self._dist.mode)
 
 
 class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
-    """The move-scoring policy as an RLlib ``RLModule``: ``Columns.ACTION_DIST_INPUTS`` are its logits over
-    the 24,648 ids (illegal ones ``FLOAT_MIN``: RLlib's categorical never samples them), ``compute_values``
-    its value head. The observation is :class:`RLlibObs`'s dict."""
+    """The move-scoring policy as an RLlib ``RLModule``: ``Columns.ACTION_DIST_INPUTS`` are the log-probabilities
+    of each row's legal moves (scored by :class:`~agents.integrations.move_policy.MoveScoringPolicy`, at most
+    ``LEGAL_WIDTH`` a row) with their ids (:class:`LegalMovesCategorical`), ``compute_values`` its value head.
+    The observation is :class:`RLlibObs`'s dict. ``model_config``: ``state_layers``, ``head_layers``, ``init``
+    (``"pretrained"``), ``bid_epsilon`` (bids, doubles and redoubles drawn uniformly with this probability:
+    :func:`~agents.integrations.move_policy.explore_bids`)."""
 
     def setup(self):
         c = dict(self.model_config or {})
@@ -94,24 +134,36 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
         else:
             self.policy = MoveScoringPolicy(state_layers=c.get("state_layers", (256,)),
                                             head_layers=c.get("head_layers", (128,)), hand_after=True)
+        self.bid_epsilon = float(c.get("bid_epsilon", 0.0))
 
     def _inputs(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
         planes = obs["observations"].reshape((-1,) + OBS_SHAPE)
-        mask = obs["action_mask"].reshape(planes.shape[0], -1) > 0.5
-        empty = ~mask.any(-1)
+        legal = obs["legal"].reshape(planes.shape[0], -1).long()
+        empty = legal[:, 0] < 0
         if bool(empty.any()):  # (a finished seat's last observation: no legal id; only its value is read)
-            mask = mask.clone()
-            mask[empty, 0] = True
-        return planes, mask
+            legal = legal.clone()
+            legal[empty, 0] = 0
+        return planes, legal
 
     def get_exploration_action_dist_cls(self):
-        return GumbelTorchCategorical
+        return LegalMovesCategorical
+
+    def get_train_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def get_inference_action_dist_cls(self):
+        return LegalMovesCategorical
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
-        planes, mask = self._inputs(batch)
-        logits, _ = self.policy(planes, mask, fill=FLOAT_MIN)
-        return {Columns.ACTION_DIST_INPUTS: logits}
+        planes, legal = self._inputs(batch)
+        valid = legal >= 0
+        rows, slot = valid.nonzero(as_tuple=True)
+        scores, _ = self.policy.score_legal(planes, rows, legal[rows, slot])
+        logits = torch.zeros(legal.shape, dtype=scores.dtype).index_put((rows, slot), scores)
+        bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
+        logp = explore_bids(logits, valid, bidding, self.bid_epsilon).clamp(min=FLOAT_MIN)
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype)], dim=1)}
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         planes, _ = self._inputs(batch)
@@ -120,15 +172,18 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
 
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
-                 reward_scale: float = 0.05, seed: int = 0, env_name: str = "ddz_rllib"):
+                 reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_epsilon: float = 0.0, seed: int = 0,
+                 env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
-    seats: every seat's decisions train it (self-play). Rewards are rulebook scores times ``reward_scale``;
-    gamma 1 (the hand's score is the return)."""
+    seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
+    runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale``; gamma 1 (the
+    hand's score is the return)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init}
+    model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init,
+                    "bid_epsilon": bid_epsilon}
     return (
         PPOConfig()
         .environment(env_name, env_config={"reward_scale": reward_scale},
@@ -140,7 +195,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MODULE_ID: RLModuleSpec(module_class=MoveScoringRLModule, model_config=model_config)}))
         .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs,
-                  lr=learning_rate, gamma=1.0, lambda_=0.95, entropy_coeff=0.0, grad_clip=1.0)
+                  lr=learning_rate, gamma=1.0, lambda_=0.95, entropy_coeff=entropy_coeff, grad_clip=1.0)
         .debugging(seed=seed)
     )
 
@@ -153,7 +208,8 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "num_envs": 1, "batch": 1024, "minibatch": 256, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
+    "num_envs": 64, "batch": 4096, "minibatch": 1024, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
+    "entropy_coeff": 0.01, "bid_epsilon": 0.1,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
@@ -186,6 +242,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
+                          entropy_coeff=o["entropy_coeff"], bid_epsilon=o["bid_epsilon"],
                           seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()

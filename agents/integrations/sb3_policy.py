@@ -50,8 +50,9 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
 from ..loader import SchemeSpec, parse_spec
-from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, legal_pairs, policy_from_weights, \
-    save_policy
+from ..dmc.model import BIDDING_NET
+from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, explore_bids_compact, legal_pairs, \
+    net_of_planes, policy_from_weights, save_policy
 
 try:
     from sb3_contrib.common.maskable.distributions import MaskableDistribution
@@ -82,20 +83,25 @@ class LegalMovesDistribution(MaskableDistribution):
     in both (``MaskableCategorical``: ``exp(-1e8)``), the entropy counts legal ids only in both.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bid_epsilon: float = 0.0) -> None:
         super().__init__()
         self.batch = 0
+        self.bid_epsilon = bid_epsilon
 
     def proba_distribution_net(self, *args: Any, **kwargs: Any) -> nn.Module:
         raise NotImplementedError("the logits of LegalMovesDistribution come from a MoveScoringPolicy, not a layer")
 
     def proba_distribution(self, logits: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor,
-                           batch: int) -> "LegalMovesDistribution":
-        """Set the distribution: ``logits`` (M,) of the legal ``ids`` (M,) of rows ``rows`` (M,) of ``batch``."""
+                           batch: int, bidding: torch.Tensor | None = None) -> "LegalMovesDistribution":
+        """Set the distribution: ``logits`` (M,) of the legal ``ids`` (M,) of rows ``rows`` (M,) of ``batch``;
+        the rows of ``bidding`` (B,) bool draw uniformly with probability ``bid_epsilon`` (the categorical is
+        that mixture: :func:`~agents.integrations.move_policy.explore_bids_compact`)."""
         self.rows, self.ids, self.batch, self.logits = rows, ids, int(batch), logits
         top = torch.full((batch,), -torch.inf, device=logits.device).scatter_reduce(0, rows, logits.detach(), "amax")
         total = logits.new_zeros(batch).index_add(0, rows, (logits - top.index_select(0, rows)).exp())
         self.log_p = logits - (top + total.log()).index_select(0, rows)  # (M,) log-probabilities
+        if bidding is not None:
+            self.log_p = explore_bids_compact(self.log_p, rows, bidding, self.bid_epsilon)
         return self
 
     def apply_masking(self, masks: Any) -> None:
@@ -152,13 +158,15 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
     * ``init``: ``"pretrained"`` or a DMC checkpoint / run folder to start from
       (:meth:`MoveScoringPolicy.from_dmc`; the layers are the checkpoint's, a differing
       ``state_layers`` / ``head_layers`` / ``hand_after`` is a ``ValueError``; temperature 0.05 unless given);
+    * ``bid_epsilon``: bids, doubles and redoubles drawn uniformly with this probability in training (the
+      distribution is the mixture, so PPO's ratio is still its own; the greedy move is unchanged);
     * ``optimizer_class``, ``optimizer_kwargs``: as for any SB3 policy (Adam, eps 1e-5).
     """
 
     def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
                  state_layers: Sequence[int] | None = None, head_layers: Sequence[int] | None = None,
                  hand_after: bool | None = None, temperature: float | None = None, init: Any = None,
-                 optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
+                 bid_epsilon: float = 0.0, optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
                  optimizer_kwargs: dict[str, Any] | None = None):
         shape = tuple(getattr(observation_space, "shape", None) or ())
         if int(np.prod(shape)) != OBS_CELLS or getattr(action_space, "n", None) != NUM_ACTIONS:
@@ -167,6 +175,7 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
         # read by _build, which the base __init__ calls (plain attributes may precede nn.Module's __init__)
         self._move_args = {"state_layers": state_layers, "head_layers": head_layers, "hand_after": hand_after,
                            "temperature": temperature, "init": init}
+        self.bid_epsilon = float(bid_epsilon)
         super().__init__(observation_space, action_space, lr_schedule, optimizer_class=optimizer_class,
                          optimizer_kwargs=optimizer_kwargs)
 
@@ -190,7 +199,7 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule: Any) -> None:
         """The scorer and the optimizer (in place of the base class's extractor, action and value nets)."""
         self.move_policy = self._make_move_policy()
-        self.action_dist = LegalMovesDistribution()
+        self.action_dist = LegalMovesDistribution(self.bid_epsilon)
         # the one argument no weight shape shows: saved with the weights (policy.pth) for sb3:PATH
         self.register_buffer(TEMPERATURE_KEY, torch.tensor(self.move_policy.temperature, dtype=torch.float64))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
@@ -202,6 +211,7 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
         return {"observation_space": self.observation_space, "action_space": self.action_space,
                 "lr_schedule": self._dummy_schedule, "state_layers": kw["state_layers"],
                 "head_layers": kw["head_layers"], "hand_after": kw["hand_after"], "temperature": kw["temperature"],
+                "bid_epsilon": self.bid_epsilon,
                 "optimizer_class": self.optimizer_class, "optimizer_kwargs": self.optimizer_kwargs}
 
     # ------------------------------------------------------------------ what MaskablePPO calls
@@ -215,7 +225,8 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
         rows, ids = legal_pairs(action_masks.reshape(batch, NUM_ACTIONS), batch)
         rows, ids = rows.to(obs.device), ids.to(obs.device)
         logits, value = self.move_policy.score_legal(obs, rows, ids)
-        return self.action_dist.proba_distribution(logits, rows, ids, batch), value.unsqueeze(1)
+        bidding = net_of_planes(obs.reshape(batch, -1).float()) == BIDDING_NET if self.bid_epsilon > 0 else None
+        return self.action_dist.proba_distribution(logits, rows, ids, batch, bidding), value.unsqueeze(1)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False,
                 action_masks: Any = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -315,7 +326,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
           opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 8, n_steps: int = 64, batch_size: int = 128, n_epochs: int = 4, learning_rate: float | None = None,
-          gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, checkpoint_seconds: float = 120.0,
+          gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, bid_epsilon: float = 0.1,
+          checkpoint_seconds: float = 120.0,
           progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
     """MaskablePPO with :class:`MoveScoringSB3Policy` at one seat (drawn per hand) against ``opponents``
     for ``seconds`` of wall time in all (across resumes).
@@ -325,7 +337,9 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     so far) every ``checkpoint_seconds``, ``policy.pt`` (the export format) with each, and at the end.
     ``opponents``: one agent spec for all envs, or a list giving each env's (e.g. ``["random", "rule"]``,
     repeated to ``n_envs``). Rewards are rulebook scores times ``reward_scale`` (0.05: scores reach tens;
-    a hand's return stays within about [-1, 1]); ``gamma`` 1: the score is the whole hand's.
+    a hand's return stays within about [-1, 1]); ``gamma`` 1: the score is the whole hand's. ``bid_epsilon``:
+    bids, doubles and redoubles drawn uniformly with this probability (against fixed opponents a seat that
+    never bids never plays as landlord, so nothing would show it that bidding can pay).
     ``init``: start from a DMC checkpoint (``"pretrained"``), else from scratch with the given layers.
     ``learning_rate``: 3e-4 from scratch, 3e-5 from a DMC start (its logits are Q / 0.05: every gradient
     20 times larger; measured over 16,384 steps against random + rule, 3e-4 took the pretrained agent
@@ -360,6 +374,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         learning_rate = 3e-4 if init is None else 3e-5
     policy_kwargs: dict[str, Any] = {"init": init} if init is not None else {
         "state_layers": list(state_layers), "head_layers": list(head_layers), "hand_after": hand_after}
+    policy_kwargs["bid_epsilon"] = bid_epsilon
     model = MaskablePPO(MoveScoringSB3Policy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
                         learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=ent_coef,
                         policy_kwargs=policy_kwargs, seed=seed + int(ses.done["steps"]), device="cpu", verbose=0)
@@ -371,7 +386,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = {"opponents": [os.fspath(o) if isinstance(o, (str, os.PathLike)) else repr(o) for o in opps],
               "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
               "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs, "learning_rate": learning_rate,
-              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef}
+              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef, "bid_epsilon": bid_epsilon}
     info = {"config": config, "seed": seed}
 
     def save() -> None:

@@ -35,7 +35,8 @@ from torch import nn
 
 from ddz_env.observation import OBS_SHAPE
 
-from .move_policy import CandidateCategorical, MoveScoringPolicy, save_policy
+from ..dmc.model import BIDDING_NET
+from .move_policy import CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes, save_policy
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -74,14 +75,17 @@ class Actor(nn.Module):
     ``last`` for :meth:`dist`, which Tianshou calls on these logits right after (``dist_fn``); the
     distribution's samples and log-probabilities are in action ids, as Tianshou's buffer holds them."""
 
-    def __init__(self, policy: MoveScoringPolicy):
+    def __init__(self, policy: MoveScoringPolicy, bid_epsilon: float = 0.0):
         super().__init__()
-        self.policy = policy
+        self.policy, self.bid_epsilon = policy, float(bid_epsilon)
         self.last: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
         planes, mask = _inputs(obs, self.policy.action_counts.device)
         logits, ids, valid, _ = self.policy.candidates(planes, mask)
+        if self.bid_epsilon > 0:  # the behaviour policy explores bids: its log-probabilities are the logits
+            bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
+            logits = explore_bids(logits, valid, bidding, self.bid_epsilon)
         self.last = (ids, valid)
         return logits, state
 
@@ -106,16 +110,17 @@ class Critic(nn.Module):
 
 
 def make_ppo(policy: MoveScoringPolicy, action_space: gymnasium.Space, *, learning_rate: float = 1e-3,
-             eps_clip: float = 0.2, ent_coef: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
+             eps_clip: float = 0.2, ent_coef: float = 0.01, bid_epsilon: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
              gamma: float = 1.0, max_grad_norm: float = 1.0, max_batchsize: int = 256):
     """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the categorical over each
     row's legal moves (:class:`~agents.integrations.move_policy.CandidateCategorical`, ``Actor.dist``; greedy when
-    evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE)."""
+    evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE); ``bid_epsilon``: the actor draws bids,
+    doubles and redoubles uniformly with this probability (its categorical is that mixture)."""
     from tianshou.algorithm import PPO
     from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
 
-    actor = Actor(policy)
+    actor = Actor(policy, bid_epsilon)
     actor_policy = DiscreteActorPolicy(actor=actor, action_space=action_space, deterministic_eval=True,
                                        dist_fn=actor.dist)
     return PPO(policy=actor_policy, critic=Critic(policy), optim=AdamOptimizerFactory(lr=learning_rate),
@@ -132,7 +137,7 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
 #: train()'s options and their defaults (``train.py --config tianshou --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "opponents": ["random", "rule"], "num_envs": 8, "steps_per_collect": 512, "repeat": 2, "batch_size": 128,
-    "learning_rate": 1e-3, "eps_clip": 0.2, "ent_coef": 0.0, "gae_lambda": 0.95, "reward_scale": 0.05,
+    "learning_rate": 1e-3, "eps_clip": 0.2, "ent_coef": 0.01, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
@@ -172,7 +177,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     n_envs = int(o["num_envs"])
     envs = DummyVectorEnv([(lambda k=k: seat_env(opps[k % len(opps)], o["reward_scale"])) for k in range(n_envs)])
     algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["eps_clip"],
-                    ent_coef=o["ent_coef"], gae_lambda=o["gae_lambda"])
+                    ent_coef=o["ent_coef"], bid_epsilon=o["bid_epsilon"], gae_lambda=o["gae_lambda"])
     if ses.resuming:
         algo.load_state_dict(torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True))
     # (a resumed run is seeded with seed + its collects so far: it deals new hands, not the first run's again)

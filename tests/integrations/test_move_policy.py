@@ -308,3 +308,31 @@ def test_a_halved_policy_file_is_half_the_bytes_and_plays_as_the_original(tmp_pa
         (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
         halve_policy_file(tmp_path / "bad.pt", tmp_path / "out.pt")
     assert not (tmp_path / "out.pt").exists()
+
+
+def test_bid_exploration_is_a_normalized_mixture_in_bidding_rows_with_the_same_greedy_move():
+    """explore_bids (padded candidates) and explore_bids_compact (ragged) give the same log-probabilities:
+    in bidding rows log((1 - e) p + e / n), elsewhere the softmax; every row sums to 1; the argmax is kept."""
+    import torch
+
+    from agents.integrations.move_policy import explore_bids, explore_bids_compact
+
+    torch.manual_seed(0)
+    counts = torch.tensor([3, 1, 5, 2])
+    valid = torch.arange(5).unsqueeze(0) < counts.unsqueeze(1)
+    logits = torch.randn(4, 5) * 3
+    bidding = torch.tensor([True, True, False, True])
+    out = explore_bids(logits, valid, bidding, 0.2)
+    p = torch.softmax(logits.masked_fill(~valid, -torch.inf), 1)
+    expected = torch.where(bidding.unsqueeze(1), 0.8 * p + 0.2 / counts.unsqueeze(1), p)
+    assert torch.allclose(out[valid].exp(), expected[valid], atol=1e-6)
+    assert torch.isinf(out[~valid]).all()
+    assert torch.allclose(out.exp().sum(1), torch.ones(4), atol=1e-6)
+    assert torch.equal(out.argmax(1), logits.masked_fill(~valid, -torch.inf).argmax(1))
+    rows, slot = valid.nonzero(as_tuple=True)
+    compact = explore_bids_compact(torch.log(p[rows, slot]), rows, bidding, 0.2)
+    assert torch.allclose(compact, out[rows, slot], atol=1e-6)
+    # epsilon 0, or no bidding row: the plain log-softmax
+    assert torch.allclose(explore_bids(logits, valid, bidding, 0.0)[valid], p[valid].log(), atol=1e-6)
+    assert torch.equal(explore_bids(logits, valid, torch.zeros(4, dtype=torch.bool), 0.5),
+                       explore_bids(logits, valid, bidding, 0.0))

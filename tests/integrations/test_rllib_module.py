@@ -14,7 +14,10 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 
 import agents  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
-from agents.integrations.rllib_module import MODULE_ID, MoveScoringRLModule, build_config, make_env, train  # noqa: E402
+from agents.dmc.model import BIDDING_NET  # noqa: E402
+from agents.integrations.move_policy import net_of_planes  # noqa: E402
+from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, MoveScoringRLModule, RLlibObs,  # noqa: E402
+                                             build_config, make_env, train)
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +41,7 @@ def observations(n=5):
     while len(rows) < n:
         (agent, o), = obs.items()
         rows.append(o)
-        legal = np.flatnonzero(o["action_mask"])
+        legal = o["legal"][o["legal"] >= 0]
         obs, _, term, _, _ = env.step({agent: int(rng.choice(legal))})
         if term["__all__"]:
             obs, _ = env.reset()
@@ -52,22 +55,71 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
                                  model_config={"state_layers": [64], "head_layers": [32]})
     obs = observations()
     out = module.forward_exploration({Columns.OBS: obs})
-    logits = out[Columns.ACTION_DIST_INPUTS]
-    legal = obs["action_mask"] > 0.5
-    assert logits.shape == (5, 24648)
-    assert (logits[~legal] < -1e30).all() and (logits[legal] > -1e30).all()
-    expected, value = module.policy(obs["observations"], legal)
-    assert torch.equal(logits[legal], expected[legal])
+    inputs = out[Columns.ACTION_DIST_INPUTS]
+    legal = obs["legal"].long()
+    valid = legal >= 0
+    assert inputs.shape == (5, 2 * LEGAL_WIDTH)
+    assert torch.equal(inputs[:, LEGAL_WIDTH:].long(), legal)
+    logp = inputs[:, :LEGAL_WIDTH]
+    assert (logp[~valid] < -1e30).all() and (logp[valid] > -1e30).all()
+    # the same probabilities as the policy's dense logits, in the env's action ids
+    mask = torch.zeros(5, 24648, dtype=torch.bool)
+    mask[valid.nonzero(as_tuple=True)[0], legal[valid]] = True
+    dense, value = module.policy(obs["observations"], mask)
+    expected = torch.log_softmax(dense, dim=1).gather(1, legal.clamp(min=0))
+    assert torch.allclose(logp[valid], expected[valid], atol=1e-5)
     assert torch.allclose(module.compute_values({Columns.OBS: obs}), value)
-    # exploration draws (Gumbel-max, without torch.multinomial) land on legal ids only
-    dist = module.get_exploration_action_dist_cls().from_logits(logits)
+    dist = module.get_exploration_action_dist_cls().from_logits(inputs)
     draws = dist.sample(sample_shape=(200,))
-    assert type(dist).__name__ == "GumbelTorchCategorical" and draws.shape == (200, 5)
-    assert bool(legal.gather(1, draws.T).all())
+    assert type(dist).__name__ == "LegalMovesCategorical" and draws.shape == (200, 5)
+    assert bool(mask.gather(1, draws.T).all())  # draws are legal action ids
+    assert torch.allclose(dist.logp(draws[0]), expected.gather(1, (legal == draws[0].unsqueeze(1)).float().argmax(1,
+                          keepdim=True)).squeeze(1), atol=1e-5)
+    assert torch.equal(dist.to_deterministic().sample(), dense.argmax(1))
     # a seat's last observation after its hand ended has no legal id: its value is still read
     done = {k: v.clone() for k, v in obs.items()}
-    done["action_mask"][:] = 0
+    done["legal"][:] = -1
     assert module.compute_values({Columns.OBS: done}).shape == (5,)
+    assert torch.isfinite(module.get_train_action_dist_cls().from_logits(
+        module.forward_train({Columns.OBS: done})[Columns.ACTION_DIST_INPUTS]).entropy()).all()
+
+
+def test_bid_exploration_mixes_uniform_into_bidding_rows_only():
+    env = make_env()
+    obs = observations(12)
+    module = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
+                                 action_space=env.action_space["player_0"],
+                                 model_config={"state_layers": [64], "head_layers": [32], "bid_epsilon": 0.5})
+    plain = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
+                                action_space=env.action_space["player_0"],
+                                model_config={"state_layers": [64], "head_layers": [32]})
+    plain.load_state_dict(module.state_dict())
+    a = module.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS][:, :LEGAL_WIDTH]
+    b = plain.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS][:, :LEGAL_WIDTH]
+    valid = obs["legal"] >= 0
+    bidding = net_of_planes(obs["observations"]) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    n = valid.sum(1, keepdim=True)
+    expected = torch.log(0.5 * b.exp() + 0.5 / n)
+    assert torch.allclose(a[bidding][valid[bidding]], expected[bidding][valid[bidding]], atol=1e-5)
+    assert torch.equal(a[~bidding], b[~bidding])
+    assert torch.allclose(a.exp().sum(1), torch.ones(12), atol=1e-5)
+
+
+def test_the_widest_legal_set_found_fits_and_a_wider_one_is_refused():
+    from ddz_env.legal import legal_ids_unchecked
+
+    # (the widest of simulated annealing over hands of up to 20 cards: rllib_module.LEGAL_WIDTH's comment)
+    assert legal_ids_unchecked(np.array([1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0]), 0).size == 519 < LEGAL_WIDTH
+
+    class Wide:
+        def observe(self, agent):
+            return {"observation": np.zeros(1740, np.int8), "action_mask": np.ones(24648, np.int8)}
+
+    wrapper = RLlibObs.__new__(RLlibObs)
+    wrapper.env = Wide()
+    with pytest.raises(ValueError, match="24648 legal moves, more than RLlib's fixed width 1024"):
+        wrapper.observe("player_0")
 
 
 def test_one_module_plays_all_three_seats():

@@ -144,6 +144,28 @@ def test_log_probs_entropy_and_values_are_the_move_scoring_policys():
     assert int(one) == int(actions[3])
 
 
+def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move():
+    from agents.dmc.model import BIDDING_NET
+    from agents.integrations.move_policy import net_of_planes
+
+    obs, masks = decisions()
+    x = torch.as_tensor(obs).float()
+    plain = model_of(vec_env(n=1), **SMALL).policy
+    mixed = model_of(vec_env(n=1), bid_epsilon=0.3, **SMALL).policy
+    mixed.move_policy.load_state_dict(plain.move_policy.state_dict())
+    bidding = net_of_planes(x.reshape(len(x), -1)) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    with torch.no_grad():
+        a, b = plain.get_distribution(x, masks), mixed.get_distribution(x, masks)
+        n = torch.as_tensor(masks.sum(1))[a.rows]
+        bid = bidding[a.rows]
+        assert torch.allclose(b.log_p[bid].exp(), 0.7 * a.log_p[bid].exp() + 0.3 / n[bid], atol=1e-6)
+        assert torch.equal(b.log_p[~bid], a.log_p[~bid])
+        assert torch.equal(b.mode(), a.mode())
+    # MaskablePPO saves and loads the option with the policy
+    assert mixed._get_constructor_parameters()["bid_epsilon"] == 0.3
+
+
 def test_sampling_follows_the_policys_probabilities():
     obs, masks = decisions(hands=1)
     row = int(np.argmax(masks.sum(1)))  # the decision with the most legal moves

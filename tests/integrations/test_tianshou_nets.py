@@ -75,6 +75,23 @@ def test_actor_scores_the_legal_moves_only_and_its_distribution_is_the_dense_mas
     assert all(torch.isfinite(p.grad).all() for p in policy.parameters() if p.grad is not None)
 
 
+def test_bid_epsilon_mixes_uniform_into_the_bidding_rows_only():
+    from agents.dmc.model import BIDDING_NET
+    from agents.integrations.move_policy import net_of_planes
+
+    policy = small_policy()
+    obs = observations(12)
+    plain, mixed = Actor(policy), Actor(policy, bid_epsilon=0.4)
+    with torch.no_grad():
+        a, b = plain.dist(plain(obs)[0]), mixed.dist(mixed(obs)[0])
+    bidding = net_of_planes(torch.as_tensor(obs.obs).reshape(12, -1).float()) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    n = torch.as_tensor(obs.mask.sum(1)).unsqueeze(1)
+    assert torch.allclose(b.probs[bidding], (0.6 * a.probs + 0.4 / n)[bidding] * a.valid[bidding], atol=1e-6)
+    assert torch.allclose(b.probs[~bidding], a.probs[~bidding], atol=1e-6)
+    assert torch.equal(b.mode, a.mode)
+
+
 def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move():
     """Tianshou's PPO over the policy: its sampled actions are legal; one minibatch in which one move of
     the first bid has advantage +1 and the others -1 raises that move's probability."""
