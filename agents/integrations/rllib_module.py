@@ -1,15 +1,16 @@
 """RLlib (ray 2.x, new API stack): the move-scoring policy as an ``RLModule``, and PPO in self-play.
 
 ======================================  =====================================================================
-:class:`RLlibObs`                       PettingZoo wrapper: each observation as the ``{"observations" float32
-                                        (1740,), "action_mask" float32 (24648,)}`` dict RLlib's masking
-                                        modules read
+:class:`RLlibObs`                       PettingZoo wrapper: each observation as ``{"observations" float32
+                                        (1740,), "legal" int32 (LEGAL_WIDTH,)}``: the legal ids, then -1
 :func:`make_env`                        RLlib's multi-agent env: ``PettingZooEnv(RLlibObs(AEC env))``
-:class:`MoveScoringRLModule`            ``TorchRLModule`` + ``ValueFunctionAPI``: the logits are
-                                        :class:`~agents.integrations.move_policy.MoveScoringPolicy`'s (each
-                                        legal move scored from its own features, ``FLOAT_MIN`` at illegal
-                                        ids), the values its value head; ``model_config`` takes
-                                        ``state_layers``, ``head_layers``, ``init`` (``"pretrained"``)
+:class:`LegalMovesCategorical`          RLlib's categorical over each row's legal moves (log-probabilities and
+                                        ids in one fixed-width input): no 24,648-wide tensor
+:class:`MoveScoringRLModule`            ``TorchRLModule`` + ``ValueFunctionAPI``: the distribution inputs are
+                                        :class:`~agents.integrations.move_policy.MoveScoringPolicy`'s scores
+                                        of the legal moves (each from its own features), the values its value
+                                        head; ``model_config`` takes ``state_layers``, ``head_layers``,
+                                        ``init`` (``"pretrained"``), ``bid_epsilon``
 :func:`build_config`                    ``PPOConfig``: one module, ``"shared"``, plays all three seats
                                         (self-play, RLlib's multi-agent idiom: ``policy_mapping_fn``)
 :func:`train`                           PPO to a time budget, checkpointed and resumable; the policy exported
