@@ -55,6 +55,11 @@ zeros / -1 / False in the rows of hands that did not end):
 An illegal action (for any hand) raises ``ValueError`` naming the hand, the action and the
 phase, and changes nothing.
 
+``step(actions, active=mask)`` moves only the hands where the (B,) bool ``mask`` is true: the
+others keep their position (their entry of ``actions`` is ignored, not checked), so a loop can
+hold some tables at a seat's turn while the others play on (a one-seat learner waits at its
+tables while opponents act at the rest: ``agents.integrations.seat_vector``).
+
 Seeding: slot b owns the generator ``np.random.default_rng(env.slot_seed(b))`` and
 deals every hand of the slot from it exactly as the AEC env deals on ``reset``
 (``cards.deal`` then ``integers(3)`` for the first bidder; after a void hand the next
@@ -301,11 +306,13 @@ class VectorDouDizhu:
         self._fresh = False
         return self._obs_dict(True)
 
-    def step(self, actions, observe: bool = True) -> tuple[dict, np.ndarray, np.ndarray, dict]:
+    def step(self, actions, observe: bool = True, active=None) -> tuple[dict, np.ndarray, np.ndarray, dict]:
         """Apply one action per hand (from its ``current_player``); see the module doc for what comes back.
 
         An illegal action for any hand raises ``ValueError`` naming the hand, the action and the
         phase, and changes nothing. ``observe=False`` skips the observation planes (``None``).
+        ``active``: (B,) bool, the hands that move (None: all); the others stay as they are and
+        their actions are ignored.
         """
         st = self.state
         B = self.num_envs
@@ -318,10 +325,18 @@ class VectorDouDizhu:
             raise ValueError(f"actions must be {B} integer action ids, got {actions!r}") from None
         if a.shape != (B,):  # (a (2, 3) array for B = 6 is no batch of actions)
             raise ValueError(f"actions must have shape ({B},), one action id per hand, got shape {a.shape}")
+        if active is not None:
+            on = np.asarray(active)
+            if on.shape != (B,) or on.dtype != bool:
+                raise ValueError(f"active must be a ({B},) bool array, got {on.dtype} of shape {on.shape}")
+            if on.all():
+                active = None
+            else:  # the idle hands play their own first legal id in the check, and are then left out
+                a = np.where(on, a, self._ids[np.minimum(self._starts[:-1], self._ids.size - 1)])
         self._validate(a)
         self._fresh = False
 
-        phase = st.phase
+        phase = st.phase if active is None else np.where(on, st.phase, -1)
         done = np.zeros(B, bool)
         void = np.zeros(B, bool)
         winner = np.full(B, -1, np.int64)

@@ -85,6 +85,19 @@ def legal_pairs(mask: Any, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
     return rows, ids
 
 
+#: the fixed width of a padded legal set (the libraries whose buffers keep every step's arrays at one width:
+#: RLlib, Tianshou). The widest legal set found: 519 moves (a lead from 1 1 1 1 3 3 3 3 1 1 1 1 of ranks 3..A:
+#: airplanes with wings), by simulated annealing over hands of up to 20 cards from 8 starts, each ending
+#: there; ``tests/integrations/test_rllib_module.py`` replays that hand. A wider set is a ``ValueError``.
+LEGAL_WIDTH = 1024
+
+
+def padded_pairs(legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(rows, ids)`` int64 of padded legal sets ``legal`` (B, W): each row's ids, then ``-1``."""
+    rows, slot = (legal >= 0).nonzero(as_tuple=True)
+    return rows, legal[rows, slot].long()
+
+
 def explore_bids(logits: torch.Tensor, valid: torch.Tensor, bidding: torch.Tensor, epsilon: float) -> torch.Tensor:
     """Padded candidate logits ``(B, K)`` (``valid`` (B, K) marks the slots that hold a move) as the
     log-probabilities of the behaviour policy that explores bids: in the rows of ``bidding`` (B,) bool (bids,
@@ -258,8 +271,9 @@ class MoveScoringPolicy(nn.Module):
 
     def candidates(self, obs: torch.Tensor, mask: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(logits (B, K), ids (B, K), valid (B, K), value (B,))``: each row's legal moves only, padded to
-        the longest legal set of the batch (`CandidateCategorical`'s inputs; no 24,648-wide row)."""
-        rows, ids = legal_pairs(mask, obs.shape[0])
+        the longest legal set of the batch (`CandidateCategorical`'s inputs; no 24,648-wide row). ``mask``: a
+        (B, 24648) mask or the legal ``(rows, ids)`` pairs, row-major (:func:`padded_pairs`)."""
+        rows, ids = mask if isinstance(mask, tuple) else legal_pairs(mask, obs.shape[0])
         rows, ids = rows.to(obs.device), ids.to(obs.device)
         scores, value = self.score_legal(obs, rows, ids)
         counts = torch.bincount(rows, minlength=obs.shape[0])
@@ -463,6 +477,6 @@ class MoveScoringAgent(BatchAgent):
         return f"MoveScoringAgent({self.name})"
 
 
-__all__ = ["MoveScoringPolicy", "MoveScoringAgent", "gumbel_sample", "GumbelCategorical", "CandidateCategorical", "save_policy", "halve_policy_file", "load_policy", "policy_from_checkpoint",
+__all__ = ["LEGAL_WIDTH", "padded_pairs", "MoveScoringPolicy", "MoveScoringAgent", "gumbel_sample", "GumbelCategorical", "CandidateCategorical", "save_policy", "halve_policy_file", "load_policy", "policy_from_checkpoint",
            "policy_from_weights",
            "net_of_planes", "AGENT_KIND"]

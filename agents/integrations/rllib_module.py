@@ -42,16 +42,11 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
 from ..dmc.model import BIDDING_NET
-from .move_policy import CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes, save_policy
+from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes, save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
 from .rllib_files import MODULE_ID, POLICY_FILE
 
 
 # ---------------------------------------------------------------------------------------------- env
-#: the fixed width of each observation's legal set (RLlib stores every step's model outputs in arrays of one
-#: width). The widest legal set found: 519 moves (a lead from 1 1 1 1 3 3 3 3 1 1 1 1 of ranks 3..A:
-#: airplanes with wings), by simulated annealing over hands of up to 20 cards from 8 starts, each ending
-#: there; ``tests/integrations/test_rllib_module.py`` replays that hand. A wider set is a ``ValueError``.
-LEGAL_WIDTH = 1024
 
 
 class RLlibObs(BaseWrapper):

@@ -825,3 +825,54 @@ def test_state_without_the_summary_counters_still_loads():
     b.load_state_dict(old)
     np.testing.assert_array_equal(a.observe(), b.observe())
     assert not b.state.plays.any() and not b.state.seat_bombs.any()
+
+
+def _slots(vec):
+    """Every per-hand array of the batch's state (copies)."""
+    return {k: np.array(v) for k, v in vec.state.arrays().items() if np.ndim(v) and np.shape(v)[0] == vec.num_envs}
+
+
+def test_step_with_active_moves_only_those_hands_and_leaves_the_others_as_they_were():
+    """``step(actions, active=mask)``: the active hands move exactly as a batch of their own would (same
+    states, rewards, done flags), the others keep every array and their generators; their actions (even
+    illegal ones) are ignored. A one-seat learner holds its tables with it while opponents act."""
+    vec, ref = VectorDouDizhu(6, seed=5), VectorDouDizhu(6, seed=5)
+    rng = np.random.default_rng(1)
+    held = VectorDouDizhu(6, seed=5)
+    ends = 0
+    for _ in range(160):
+        active = rng.random(6) < 0.5
+        acts = vec.random_actions(rng)
+        before = _slots(vec)
+        rng_states = [r.bit_generator.state for r in vec._rngs]
+        noise = np.where(active, acts, NUM_ACTIONS + 7)  # the idle hands' entries: not even action ids
+        _, rew, done, info = vec.step(noise, active=active)
+        after = _slots(vec)
+        idle = np.flatnonzero(~active)
+        for k in before:
+            np.testing.assert_array_equal(before[k][idle], after[k][idle], err_msg=k)
+        assert [r.bit_generator.state for i, r in enumerate(vec._rngs) if not active[i]] == \
+               [s for i, s in enumerate(rng_states) if not active[i]]
+        assert not done[idle].any() and not rew[idle].any()
+        # the same actions, one hand at a time, on the reference batch (its other hands held too)
+        for b in np.flatnonzero(active).tolist():
+            one = np.zeros(6, bool)
+            one[b] = True
+            _, r1, d1, i1 = ref.step(np.where(one, acts, 0), active=one)
+            assert bool(d1[b]) == bool(done[b])
+            np.testing.assert_array_equal(r1[b], rew[b])
+            np.testing.assert_array_equal(i1["final_scores"][b], info["final_scores"][b])
+        ends += int(done.sum())
+    for k, v in _slots(vec).items():
+        np.testing.assert_array_equal(v, _slots(ref)[k], err_msg=k)
+    assert ends > 5  # hands ended (and were dealt afresh) under the mask
+    with pytest.raises(ValueError, match="active must be a"):
+        held.step(held.random_actions(rng), active=np.ones(5, bool))
+    with pytest.raises(ValueError, match="active must be a"):
+        held.step(held.random_actions(rng), active=np.ones(6, np.int64))
+    bad = held.random_actions(rng)
+    bad[0] = NUM_ACTIONS + 1
+    on = np.zeros(6, bool)
+    on[0] = True
+    with pytest.raises(ValueError, match="hand 0"):  # an active hand's illegal action is still refused
+        held.step(bad, active=on)

@@ -340,3 +340,71 @@ def test_bad_sb3_files_give_one_line_errors(tmp_path, trained):
 def test_export_refuses_another_policy():
     with pytest.raises(TypeError, match="MoveScoringSB3Policy"):
         export_policy(MaskablePPO("MlpPolicy", DouDizhuSeatEnv(), n_steps=16, device="cpu"), "x.pt")
+
+
+# ----------------------------------------------------------------------------- the batched seat tables
+@pytest.mark.integration
+def test_seat_tables_with_the_legal_sets_buffer_take_legal_actions_and_update():
+    """MaskablePPO over ``seat_tables`` (one batched env of 8 tables) with ``LegalSetsRolloutBuffer``: every
+    action is legal at its table, finished hands report the learning seat's scaled score as Monitor would,
+    the buffer keeps each step's legal ids (int16, -1 after them) instead of float masks, and the update
+    moves the scorer."""
+    from agents.integrations.move_policy import LEGAL_WIDTH
+    from agents.integrations.sb3_policy import legal_sets_buffer_class, seat_tables
+
+    env = seat_tables(8, ["random", "rule"], seed=1)
+    tables = env.tables
+    taken: list[bool] = []
+    episodes: list[tuple[float, int]] = []
+    step_wait = env.step_wait
+
+    def checked_wait():
+        starts, ids = tables.legal_sets()
+        taken.extend(int(a) in ids[starts[i]:starts[i + 1]] for i, a in enumerate(env._actions))
+        obs, rew, done, infos = step_wait()
+        episodes.extend((infos[i]["episode"]["r"], infos[i]["score"]) for i in np.flatnonzero(done))
+        return obs, rew, done, infos
+
+    env.step_wait = checked_wait
+    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(), n_steps=16,
+                        batch_size=64, n_epochs=1, gamma=1.0, seed=0, device="cpu", policy_kwargs=SMALL)
+    before = {k: v.clone() for k, v in model.policy.move_policy.state_dict().items()}
+    masks_seen = []
+    add = model.rollout_buffer.add
+
+    def add_checked(*args, action_masks=None, **kwargs):
+        masks_seen.append(np.asarray(action_masks).copy())
+        add(*args, action_masks=action_masks, **kwargs)
+        kept = model.rollout_buffer.action_masks[model.rollout_buffer.pos - 1]
+        assert kept.dtype == np.int16 and kept.shape == (8, LEGAL_WIDTH)
+        for i in range(8):
+            row = np.flatnonzero(masks_seen[-1][i])
+            assert np.array_equal(kept[i][:row.size], row) and (kept[i][row.size:] == -1).all()
+
+    model.rollout_buffer.add = add_checked
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256 and len(taken) >= 256 and all(taken)
+    assert len(masks_seen) >= 32 and len(episodes) >= 10
+    assert all(r == pytest.approx(0.05 * s) for r, s in episodes)
+    assert len(model.ep_info_buffer) == min(len(episodes), 100)
+    changed = [k for k, v in model.policy.move_policy.state_dict().items() if not torch.equal(v, before[k])]
+    assert any(k.startswith("nets.") for k in changed)
+
+
+def test_the_policy_scores_padded_legal_ids_as_the_dense_masks():
+    """What LegalSetsRolloutBuffer hands the policy (legal ids padded with -1) gives the distribution and values
+    of the dense masks of the same rows."""
+    from agents.integrations.move_policy import LEGAL_WIDTH
+
+    obs, masks = decisions(hands=2)
+    model = model_of(vec_env(n=1))
+    padded = np.full((len(obs), LEGAL_WIDTH), -1, np.int16)
+    for i, m in enumerate(masks):
+        ids = np.flatnonzero(m)
+        padded[i, :ids.size] = ids
+    x = torch.as_tensor(obs).float()
+    acts = torch.as_tensor([int(np.flatnonzero(m)[-1]) for m in masks])
+    with torch.no_grad():
+        v1, lp1, e1 = model.policy.evaluate_actions(x, acts, action_masks=torch.as_tensor(masks).float())
+        v2, lp2, e2 = model.policy.evaluate_actions(x, acts, action_masks=torch.as_tensor(padded))
+    assert torch.equal(v1, v2) and torch.allclose(lp1, lp2) and torch.allclose(e1, e2)

@@ -120,3 +120,48 @@ def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move
     assert stats.gradient_steps == 5
     after = torch.softmax(Actor(policy)(one)[0][0], -1).detach()
     assert after[1] > before[1] * 1.02 and (after[[0, 2, 3]] < before[[0, 2, 3]]).all()
+
+
+def test_seat_tables_collect_legal_moves_whose_episodes_return_the_scaled_scores():
+    """Tianshou's own Collector over SeatTables (one batched env of 8 tables): every stored action is one of
+    its observation's padded legal ids, every finished episode's return is 0.05 times the learning seat's
+    score, and the actor scores padded ids exactly as the dense mask of the same positions."""
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+
+    from agents.integrations.tianshou_nets import SeatTables
+
+    policy = small_policy(2)
+    envs = SeatTables(8, ["random", "rule"], seed=3)
+    algo = make_ppo(policy, envs.action_space[0], bid_epsilon=0.1)
+    buffer = VectorReplayBuffer(8 * 80, 8)
+    collector = Collector[CollectStats](algo, envs, buffer)
+    collector.reset()
+    scores: list[float] = []
+    orig = envs.step
+
+    def step(action, id=None):
+        out = orig(action, id)
+        scores.extend(info["score"] for info in out[4] if "score" in info)
+        return out
+
+    envs.step = step
+    with torch_train_mode(algo, False), torch.no_grad():
+        stats = collector.collect(n_step=8 * 40)
+    data = buffer[np.arange(len(buffer))]
+    legal = np.asarray(data.obs.legal)
+    acts = np.asarray(data.act)
+    assert len(buffer) == 320 and all(a in legal[i][legal[i] >= 0] for i, a in enumerate(acts))
+    returns = np.asarray(stats.returns).reshape(-1)
+    assert returns.size == len(scores) > 10
+    np.testing.assert_allclose(np.sort(returns), np.sort(0.05 * np.asarray(scores)), atol=1e-5)
+    # the padded ids and a dense mask of the same rows give the actor the same logits
+    rows = Batch(obs=np.asarray(data.obs.obs[:16]), legal=legal[:16])
+    mask = np.zeros((16, 24648), bool)
+    for i in range(16):
+        mask[i, legal[i][legal[i] >= 0]] = True
+    actor = Actor(policy)
+    with torch.no_grad():
+        a, b = actor(rows)[0], actor(Batch(obs=rows.obs, mask=mask))[0]
+    assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="steps all 8 tables together"):
+        envs.step(np.zeros(2, np.int64), [0, 1])
