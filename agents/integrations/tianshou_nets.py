@@ -209,7 +209,7 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
 
 #: train()'s options and their defaults (``train.py --config tianshou --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "opponents": ["random", "rule"], "num_envs": 128, "steps_per_collect": 4096, "repeat": 2, "batch_size": 1024,
+    "opponents": ["rule"], "num_envs": 128, "steps_per_collect": 4096, "repeat": 2, "batch_size": 1024,
     "learning_rate": 1e-3, "eps_clip": 0.2, "ent_coef": 0.01, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
