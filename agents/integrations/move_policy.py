@@ -272,7 +272,7 @@ class MoveScoringPolicy(nn.Module):
     def candidates(self, obs: torch.Tensor, mask: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(logits (B, K), ids (B, K), valid (B, K), value (B,))``: each row's legal moves only, padded to
         the longest legal set of the batch (`CandidateCategorical`'s inputs; no 24,648-wide row). ``mask``: a
-        (B, 24648) mask or the legal ``(rows, ids)`` pairs, row-major (:func:`padded_pairs`)."""
+        (B, 24648) mask or the legal ``(rows, ids)`` pairs, row-major (``padded_pairs``)."""
         rows, ids = mask if isinstance(mask, tuple) else legal_pairs(mask, obs.shape[0])
         rows, ids = rows.to(obs.device), ids.to(obs.device)
         scores, value = self.score_legal(obs, rows, ids)

@@ -360,7 +360,7 @@ def legal_sets_buffer_class() -> type:
 
 
 def seat_tables(num_envs: int, opponents: Any = "random", *, seed: int = 0, reward_scale: float = 0.05) -> Any:
-    """:class:`~agents.integrations.seat_vector.VectorSeatEnv` as an SB3 ``VecEnv``: ``num_envs`` tables of one
+    """``agents.integrations.seat_vector.VectorSeatEnv`` as an SB3 ``VecEnv``: ``num_envs`` tables of one
     batched env, the opponents of all of them acting in one ``act_batch`` per step (not a ``DummyVecEnv`` of seat
     envs stepped one by one). Observations are the learning seats' planes; ``env_method("action_masks")`` (what
     ``MaskablePPO`` asks) gives each table's dense mask, built from the compact legal sets on demand. A finished

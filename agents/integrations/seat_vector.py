@@ -1,29 +1,22 @@
 """One learning seat at each of N tables, the other seats played by opponents in batch: the single-seat env
-(:class:`~agents.integrations.seat_env.DouDizhuSeatEnv`) for a collector that scores hundreds of tables in one
+(`agents.integrations.seat_env.DouDizhuSeatEnv`) for a collector that scores hundreds of tables in one
 forward pass (Tianshou's and SB3's PPO at one seat).
 
-It is ``ddz_env.vector.VectorDouDizhu`` with a learning seat drawn per hand at each table. After every
-:meth:`VectorSeatEnv.step` each table waits at its learning seat's turn: the opponents' moves between two of the
-learner's decisions are played in batch (one ``act_batch`` per opponent and step over all tables where it is on
-turn; tables already waiting are held with ``VectorDouDizhu.step(active=...)``). What one table gives:
+It is `ddz_env.vector.VectorDouDizhu` with a learning seat drawn per hand at each table. After every
+`VectorSeatEnv.step` each table waits at its learning seat's turn: the opponents' moves between two of the
+learner's decisions are played in batch (one `act_batch` per opponent and step over all tables where it is on
+turn; tables already waiting are held with `VectorDouDizhu.step(active=...)`). What one table gives:
 
-==================  ===========================================================================================
-observation         the learning seat's planes (N, 29, 4, 15) int8; its legal moves as compact sets
-                    (:meth:`legal_sets`: ``(starts (N + 1,), ids)``), :meth:`padded_legal` (N, W) with ``-1``
-                    after them, or a dense mask on demand (:meth:`action_masks`)
-reward              0 until the learner's hand ends, then its R19 score times ``reward_scale``
-episode             one hand, from the learning seat's first decision to the end of the hand; the table then
-                    holds the next hand at its learning seat's first decision (auto-reset: ``step`` returns
-                    that observation, ``info["terminal"]`` says which tables ended)
-skipped hands       a hand that ends without a decision of the learning seat (the opponents bid 3 and the
-                    doubling is off, or a landlord plays out before the seat's turn) is no episode: played on,
-                    counted in :attr:`skipped`
-void hand           an episode with reward 0 (all three passed, R4), as the single-seat env
-opponents           agent specs (``agents.load`` names, paths) or batch agents; table b's two other seats are
-                    played by ``opponents[b % len(opponents)]``
-==================  ===========================================================================================
+| Item | Value |
+|---|---|
+| Observation | the learning seat's planes (N, 29, 4, 15) int8; its legal moves as compact sets (`legal_sets()`: `(starts (N + 1,), ids)`), `padded_legal(width)` (N, width) with `-1` after them, or a dense mask on demand (`action_masks()`) |
+| Reward | 0 until the learner's hand ends, then its R19 score times `reward_scale` |
+| Episode | one hand, from the learning seat's first decision to the end of the hand; the table then holds the next hand at its learning seat's first decision (auto-reset: `step` returns that observation, its `terminal` says which tables ended) |
+| Skipped hands | a hand that ends without a decision of the learning seat (e.g. bidding off and a landlord playing out before the seat's turn) is no episode: played on, counted in `skipped` |
+| Void hand | an episode with reward 0 (all three passed, R4), as the single-seat env |
+| Opponents | agent specs (`agents.load` names, paths) or batch agents; table b's two other seats are played by `opponents[b % len(opponents)]` |
 
-Seeding: ``seed`` seeds the deals (one generator per table, as ``VectorDouDizhu``), the learning seats and the
+Seeding: `seed` seeds the deals (one generator per table, as `VectorDouDizhu`), the learning seats and the
 opponents' streams; the same seed and the same actions give the same hands.
 """
 from __future__ import annotations

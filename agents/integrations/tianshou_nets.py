@@ -63,7 +63,7 @@ def seat_env(opponents: Any = "random", reward_scale: float = 0.05, **kwargs: An
 
 
 class SeatTables:
-    """:class:`~agents.integrations.seat_vector.VectorSeatEnv` as Tianshou's vector env (what ``Collector``
+    """``agents.integrations.seat_vector.VectorSeatEnv`` as Tianshou's vector env (what ``Collector``
     steps): ``num_envs`` tables in one batched env, the opponents of all of them acting in one ``act_batch`` per
     step, instead of a ``DummyVectorEnv`` of seat envs stepped one by one (measured with the rule and random
     opponents at 64 tables: 5,900 decisions per CPU second for env and opponents alone, against about 1,500).
@@ -133,8 +133,8 @@ def _tensor(x: Any, device: torch.device) -> torch.Tensor:
 
 def _inputs(obs: Any, device: torch.device) -> tuple[torch.Tensor, Any]:
     """Tianshou's observation batch as the policy's inputs: the planes, and the legal moves as ``(rows, ids)``
-    pairs, read from ``obs.legal`` (padded ids, :class:`SeatTables`) or ``obs.mask`` (a dense mask,
-    :class:`MaskedSeatEnv`)."""
+    pairs, read from ``obs.legal`` (padded ids, ``SeatTables``) or ``obs.mask`` (a dense mask,
+    ``MaskedSeatEnv``)."""
     planes = _tensor(obs.obs, device).reshape((-1,) + OBS_SHAPE)
     if "legal" in obs.keys():
         legal = _tensor(obs.legal, device).reshape(planes.shape[0], -1).long()
@@ -220,7 +220,7 @@ STATE_FILE = "tianshou_state.pt"
 def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
     """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time in all (across
-    resumes): ``num_envs`` tables of one batched env (:class:`SeatTables`; table ``i`` plays against
+    resumes): ``num_envs`` tables of one batched env (``SeatTables``; table ``i`` plays against
     ``opponents[i % n]``, each an ``agents.load`` spec), ``steps_per_collect`` decisions per collect, ``repeat`` passes of
     ``batch_size`` minibatches per update. Rewards are rulebook scores times ``reward_scale``; gamma 1.
 
