@@ -126,6 +126,21 @@ def explore_bids_compact(log_p: torch.Tensor, rows: torch.Tensor, bidding: torch
     return torch.where(bidding.index_select(0, rows), mixed, log_p)
 
 
+def entropy_weights(entropy_coeff: float, bid_entropy_coeff: float | None) -> tuple[float, float, float]:
+    """A library's one entropy coefficient and the per-row weights that make it two: ``(coeff, play, bid)``
+    with ``coeff * play == entropy_coeff`` and ``coeff * bid == bid_entropy_coeff`` (bids, doubles and
+    redoubles explored more than play, as the self-play collector's ``bid_entropy_coeff``). ``None``: the
+    bids take the play's coefficient (weights 1). ``ValueError`` for a negative coefficient."""
+    bid = entropy_coeff if bid_entropy_coeff is None else bid_entropy_coeff
+    if entropy_coeff < 0 or bid < 0:
+        raise ValueError(f"entropy coefficients must be >= 0; got entropy_coeff={entropy_coeff!r}, "
+                         f"bid_entropy_coeff={bid_entropy_coeff!r}")
+    coeff = max(entropy_coeff, bid)
+    if coeff == 0:
+        return 0.0, 1.0, 1.0
+    return coeff, entropy_coeff / coeff, bid / coeff
+
+
 def _check_layers(name: str, value: Any) -> list[int]:
     if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_LAYERS \
             or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_WIDTH for v in value):
@@ -155,11 +170,14 @@ class CandidateCategorical(torch.distributions.Categorical):
     candidates padded to the row with the most (K, not 24,648), ``ids`` (B, K) their action ids, ``valid``
     (B, K) which slots hold a move. ``sample``/``mode`` return action ids, ``log_prob`` takes them, so a
     library's PPO sees the same actions as with the dense mask at a fraction of the cost
-    (`MoveScoringPolicy.candidates`). A ``Categorical`` over the K slots otherwise (its ``probs``)."""
+    (`MoveScoringPolicy.candidates`). A ``Categorical`` over the K slots otherwise (its ``probs``).
+    ``entropy_weight`` (B,), when given, multiplies each row's entropy: the library's one entropy
+    coefficient then weighs bids more than play (`entropy_weights`)."""
 
-    def __init__(self, logits: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor):
+    def __init__(self, logits: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                 entropy_weight: torch.Tensor | None = None):
         super().__init__(logits=logits.masked_fill(~valid, -torch.inf), validate_args=False)
-        self.ids, self.valid = ids, valid
+        self.ids, self.valid, self.entropy_weight = ids, valid, entropy_weight
 
     def sample(self, sample_shape: Sequence[int] = ()) -> torch.Tensor:
         slot = gumbel_sample(self.logits, sample_shape)
@@ -177,7 +195,8 @@ class CandidateCategorical(torch.distributions.Categorical):
 
     def entropy(self) -> torch.Tensor:
         # (the padding's -inf logits are zeroed before the product: 0 * -inf would be NaN, in the gradient too)
-        return -(self.probs * self.logits.masked_fill(~self.valid, 0.0)).sum(-1)
+        h = -(self.probs * self.logits.masked_fill(~self.valid, 0.0)).sum(-1)
+        return h if self.entropy_weight is None else h * self.entropy_weight
 
 
 class MoveScoringPolicy(nn.Module):
@@ -477,6 +496,6 @@ class MoveScoringAgent(BatchAgent):
         return f"MoveScoringAgent({self.name})"
 
 
-__all__ = ["LEGAL_WIDTH", "padded_pairs", "MoveScoringPolicy", "MoveScoringAgent", "gumbel_sample", "GumbelCategorical", "CandidateCategorical", "save_policy", "halve_policy_file", "load_policy", "policy_from_checkpoint",
+__all__ = ["LEGAL_WIDTH", "padded_pairs", "MoveScoringPolicy", "MoveScoringAgent", "gumbel_sample", "GumbelCategorical", "CandidateCategorical", "entropy_weights", "save_policy", "halve_policy_file", "load_policy", "policy_from_checkpoint",
            "policy_from_weights",
            "net_of_planes", "AGENT_KIND"]

@@ -42,7 +42,8 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
 from ..dmc.model import BIDDING_NET
-from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes, save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
+from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
+    save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
 from .rllib_files import MODULE_ID, POLICY_FILE
 
 
@@ -86,28 +87,35 @@ def make_env(config: dict | None = None):
 # ---------------------------------------------------------------------------------------------- module
 class LegalMovesCategorical(TorchCategorical):
     """RLlib's categorical over each row's legal moves only. Its inputs (the module's
-    ``ACTION_DIST_INPUTS``, ``(B, 2 * LEGAL_WIDTH)``) are the candidates' log-probabilities, then their action
-    ids as floats (exact below 2**24; ``-1`` in unused slots, whose logits are ``FLOAT_MIN``). Samples,
-    ``logp``, the greedy action and ``kl`` are in action ids / over the same slots
+    ``ACTION_DIST_INPUTS``, ``(B, 2 * LEGAL_WIDTH + 1)``) are the candidates' log-probabilities, then their
+    action ids as floats (exact below 2**24; ``-1`` in unused slots, whose logits are ``FLOAT_MIN``), then the
+    row's entropy weight (RLlib's one ``entropy_coeff`` times it is the row's coefficient: bids can be
+    explored more than play, `move_policy.entropy_weights`). Samples, ``logp``, the greedy action and ``kl``
+    are in action ids / over the same slots
     (:class:`~agents.integrations.move_policy.CandidateCategorical`): no 24,648-wide tensor anywhere."""
 
-    def __init__(self, logits: torch.Tensor = None, probs: torch.Tensor = None, ids: torch.Tensor = None):
+    def __init__(self, logits: torch.Tensor = None, probs: torch.Tensor = None, ids: torch.Tensor = None,
+                 entropy_weight: torch.Tensor = None):
         if ids is None:
             raise ValueError("LegalMovesCategorical needs the candidates' action ids (from_logits splits them off)")
-        self.ids = ids
+        self.ids, self.entropy_weight = ids, entropy_weight
         super().__init__(logits=logits)
 
     @classmethod
     def from_logits(cls, logits: torch.Tensor, **kwargs: Any) -> "LegalMovesCategorical":
-        width = logits.shape[-1] // 2
-        return cls(logits=logits[..., :width], ids=logits[..., width:].round().long())
+        width = LEGAL_WIDTH
+        if logits.shape[-1] != 2 * width + 1:
+            raise ValueError(f"LegalMovesCategorical takes (B, {2 * width + 1}) inputs (log-probabilities, ids, "
+                             f"entropy weight); got {tuple(logits.shape)}")
+        return cls(logits=logits[..., :width], ids=logits[..., width:2 * width].round().long(),
+                   entropy_weight=logits[..., 2 * width])
 
     def _get_torch_distribution(self, logits=None, probs=None):
-        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0)
+        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0, self.entropy_weight)
 
     @staticmethod
     def required_input_dim(space: Any, **kwargs: Any) -> int:
-        return 2 * LEGAL_WIDTH
+        return 2 * LEGAL_WIDTH + 1
 
     def to_deterministic(self):
         from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
@@ -131,6 +139,7 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
             self.policy = MoveScoringPolicy(state_layers=c.get("state_layers", (256,)),
                                             head_layers=c.get("head_layers", (128,)), hand_after=True)
         self.bid_epsilon = float(c.get("bid_epsilon", 0.0))
+        self.play_weight, self.bid_weight = (float(w) for w in c.get("entropy_weights", (1.0, 1.0)))
 
     def _inputs(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
@@ -159,7 +168,8 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
         logits = torch.zeros(legal.shape, dtype=scores.dtype).index_put((rows, slot), scores)
         bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
         logp = explore_bids(logits, valid, bidding, self.bid_epsilon).clamp(min=FLOAT_MIN)
-        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype)], dim=1)}
+        weight = torch.where(bidding, self.bid_weight, self.play_weight).to(logp.dtype).unsqueeze(1)
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight], dim=1)}
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         planes, _ = self._inputs(batch)
@@ -168,18 +178,20 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
 
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
-                 reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_epsilon: float = 0.0, seed: int = 0,
-                 env_name: str = "ddz_rllib"):
+                 reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_entropy_coeff: float | None = None,
+                 bid_epsilon: float = 0.0, seed: int = 0, env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
     runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale``; gamma 1 (the
-    hand's score is the return)."""
+    hand's score is the return). The entropy bonus is ``entropy_coeff`` in play and ``bid_entropy_coeff``
+    (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    coeff, play, bid = entropy_weights(entropy_coeff, bid_entropy_coeff)
     model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init,
-                    "bid_epsilon": bid_epsilon}
+                    "bid_epsilon": bid_epsilon, "entropy_weights": [play, bid]}
     return (
         PPOConfig()
         .environment(env_name, env_config={"reward_scale": reward_scale},
@@ -191,7 +203,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MODULE_ID: RLModuleSpec(module_class=MoveScoringRLModule, model_config=model_config)}))
         .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs,
-                  lr=learning_rate, gamma=1.0, lambda_=0.95, entropy_coeff=entropy_coeff, grad_clip=1.0)
+                  lr=learning_rate, gamma=1.0, lambda_=0.95, entropy_coeff=coeff, grad_clip=1.0)
         .debugging(seed=seed)
     )
 
@@ -204,8 +216,8 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "num_envs": 64, "batch": 4096, "minibatch": 1024, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
-    "entropy_coeff": 0.01, "bid_epsilon": 0.1,
+    "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
+    "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
@@ -238,7 +250,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
-                          entropy_coeff=o["entropy_coeff"], bid_epsilon=o["bid_epsilon"],
+                          entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
+                          bid_epsilon=o["bid_epsilon"],
                           seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()

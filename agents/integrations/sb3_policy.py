@@ -51,7 +51,7 @@ from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
 from ..loader import SchemeSpec, parse_spec
 from ..dmc.model import BIDDING_NET
-from .move_policy import AGENT_KIND, LEGAL_WIDTH, MoveScoringAgent, MoveScoringPolicy, explore_bids_compact, legal_pairs, \
+from .move_policy import AGENT_KIND, LEGAL_WIDTH, MoveScoringAgent, MoveScoringPolicy, entropy_weights, explore_bids_compact, legal_pairs, \
     net_of_planes, padded_pairs, policy_from_weights, save_policy
 
 try:
@@ -83,10 +83,12 @@ class LegalMovesDistribution(MaskableDistribution):
     in both (``MaskableCategorical``: ``exp(-1e8)``), the entropy counts legal ids only in both.
     """
 
-    def __init__(self, bid_epsilon: float = 0.0) -> None:
+    def __init__(self, bid_epsilon: float = 0.0, entropy_weights: Sequence[float] = (1.0, 1.0)) -> None:
         super().__init__()
         self.batch = 0
         self.bid_epsilon = bid_epsilon
+        self.play_weight, self.bid_weight = (float(w) for w in entropy_weights)
+        self.entropy_weight: torch.Tensor | None = None
 
     def proba_distribution_net(self, *args: Any, **kwargs: Any) -> nn.Module:
         raise NotImplementedError("the logits of LegalMovesDistribution come from a MoveScoringPolicy, not a layer")
@@ -95,12 +97,15 @@ class LegalMovesDistribution(MaskableDistribution):
                            batch: int, bidding: torch.Tensor | None = None) -> "LegalMovesDistribution":
         """Set the distribution: ``logits`` (M,) of the legal ``ids`` (M,) of rows ``rows`` (M,) of ``batch``;
         the rows of ``bidding`` (B,) bool draw uniformly with probability ``bid_epsilon`` (the categorical is
-        that mixture: :func:`~agents.integrations.move_policy.explore_bids_compact`)."""
+        that mixture: :func:`~agents.integrations.move_policy.explore_bids_compact`) and their entropy is
+        weighted by the bid weight of ``entropy_weights`` (play's elsewhere)."""
         self.rows, self.ids, self.batch, self.logits = rows, ids, int(batch), logits
+        self.entropy_weight = None if bidding is None or self.play_weight == self.bid_weight == 1.0 else \
+            torch.where(bidding, self.bid_weight, self.play_weight).to(logits.dtype)
         top = torch.full((batch,), -torch.inf, device=logits.device).scatter_reduce(0, rows, logits.detach(), "amax")
         total = logits.new_zeros(batch).index_add(0, rows, (logits - top.index_select(0, rows)).exp())
         self.log_p = logits - (top + total.log()).index_select(0, rows)  # (M,) log-probabilities
-        if bidding is not None:
+        if bidding is not None and self.bid_epsilon > 0:
             self.log_p = explore_bids_compact(self.log_p, rows, bidding, self.bid_epsilon)
         return self
 
@@ -118,8 +123,9 @@ class LegalMovesDistribution(MaskableDistribution):
                                                           self.log_p.index_select(0, hit))
 
     def entropy(self) -> torch.Tensor:
-        """(B,) entropy over each row's legal ids."""
-        return -self.log_p.new_zeros(self.batch).index_add(0, self.rows, self.log_p.exp() * self.log_p)
+        """(B,) entropy over each row's legal ids (times the row's entropy weight, when bids and play differ)."""
+        h = -self.log_p.new_zeros(self.batch).index_add(0, self.rows, self.log_p.exp() * self.log_p)
+        return h if self.entropy_weight is None else h * self.entropy_weight
 
     def _row_argmax(self, keys: torch.Tensor) -> torch.Tensor:
         """(B,) the id with the largest key of each row (the first of ties, as MoveScoringAgent)."""
@@ -160,13 +166,16 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
       ``state_layers`` / ``head_layers`` / ``hand_after`` is a ``ValueError``; temperature 0.05 unless given);
     * ``bid_epsilon``: bids, doubles and redoubles drawn uniformly with this probability in training (the
       distribution is the mixture, so PPO's ratio is still its own; the greedy move is unchanged);
+    * ``entropy_weights``: ``(play, bid)`` multipliers of the entropy of play and bidding rows (MaskablePPO's
+      one ``ent_coef`` times each is that row's coefficient: `move_policy.entropy_weights`);
     * ``optimizer_class``, ``optimizer_kwargs``: as for any SB3 policy (Adam, eps 1e-5).
     """
 
     def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
                  state_layers: Sequence[int] | None = None, head_layers: Sequence[int] | None = None,
                  hand_after: bool | None = None, temperature: float | None = None, init: Any = None,
-                 bid_epsilon: float = 0.0, optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
+                 bid_epsilon: float = 0.0, entropy_weights: Sequence[float] = (1.0, 1.0),
+                 optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
                  optimizer_kwargs: dict[str, Any] | None = None):
         shape = tuple(getattr(observation_space, "shape", None) or ())
         if int(np.prod(shape)) != OBS_CELLS or getattr(action_space, "n", None) != NUM_ACTIONS:
@@ -176,6 +185,9 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
         self._move_args = {"state_layers": state_layers, "head_layers": head_layers, "hand_after": hand_after,
                            "temperature": temperature, "init": init}
         self.bid_epsilon = float(bid_epsilon)
+        self.entropy_weights = tuple(float(w) for w in entropy_weights)
+        if len(self.entropy_weights) != 2 or min(self.entropy_weights) < 0:
+            raise ValueError(f"entropy_weights must be two numbers >= 0 (play, bid); got {entropy_weights!r}")
         super().__init__(observation_space, action_space, lr_schedule, optimizer_class=optimizer_class,
                          optimizer_kwargs=optimizer_kwargs)
 
@@ -199,7 +211,7 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule: Any) -> None:
         """The scorer and the optimizer (in place of the base class's extractor, action and value nets)."""
         self.move_policy = self._make_move_policy()
-        self.action_dist = LegalMovesDistribution(self.bid_epsilon)
+        self.action_dist = LegalMovesDistribution(self.bid_epsilon, self.entropy_weights)
         # the one argument no weight shape shows: saved with the weights (policy.pth) for sb3:PATH
         self.register_buffer(TEMPERATURE_KEY, torch.tensor(self.move_policy.temperature, dtype=torch.float64))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
@@ -211,7 +223,7 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
         return {"observation_space": self.observation_space, "action_space": self.action_space,
                 "lr_schedule": self._dummy_schedule, "state_layers": kw["state_layers"],
                 "head_layers": kw["head_layers"], "hand_after": kw["hand_after"], "temperature": kw["temperature"],
-                "bid_epsilon": self.bid_epsilon,
+                "bid_epsilon": self.bid_epsilon, "entropy_weights": self.entropy_weights,
                 "optimizer_class": self.optimizer_class, "optimizer_kwargs": self.optimizer_kwargs}
 
     # ------------------------------------------------------------------ what MaskablePPO calls
@@ -230,7 +242,8 @@ class MoveScoringSB3Policy(MaskableActorCriticPolicy):
             rows, ids = legal_pairs(m.reshape(batch, NUM_ACTIONS), batch)
         rows, ids = rows.to(obs.device), ids.to(obs.device)
         logits, value = self.move_policy.score_legal(obs, rows, ids)
-        bidding = net_of_planes(obs.reshape(batch, -1).float()) == BIDDING_NET if self.bid_epsilon > 0 else None
+        bidding = net_of_planes(obs.reshape(batch, -1).float()) == BIDDING_NET \
+            if self.bid_epsilon > 0 or self.entropy_weights != (1.0, 1.0) else None
         return self.action_dist.proba_distribution(logits, rows, ids, batch, bidding), value.unsqueeze(1)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False,
@@ -435,7 +448,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
           opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 128, n_steps: int = 32, batch_size: int = 1024, n_epochs: int = 2, learning_rate: float | None = None,
-          gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, bid_epsilon: float = 0.1,
+          gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, bid_entropy_coeff: float = 0.01,
+          bid_epsilon: float = 0.1,
           checkpoint_seconds: float = 120.0,
           progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
     """MaskablePPO with :class:`MoveScoringSB3Policy` at one seat (drawn per hand) against ``opponents``
@@ -448,7 +462,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     repeated to ``n_envs``). Rewards are rulebook scores times ``reward_scale`` (0.05: scores reach tens;
     a hand's return stays within about [-1, 1]); ``gamma`` 1: the score is the whole hand's. ``bid_epsilon``:
     bids, doubles and redoubles drawn uniformly with this probability (against fixed opponents a seat that
-    never bids never plays as landlord, so nothing would show it that bidding can pay).
+    never bids never plays as landlord, so nothing would show it that bidding can pay); ``ent_coef`` the
+    entropy bonus of play, ``bid_entropy_coeff`` that of bids, doubles and redoubles.
     ``init``: start from a DMC checkpoint (``"pretrained"``), else from scratch with the given layers.
     ``learning_rate``: 1e-3 from scratch (the batch geometry of the other learners: 4,096 decisions a rollout,
     minibatches of 1,024, 2 epochs, as RLlib's and Tianshou's defaults), 3e-5 from a DMC start (its logits are Q / 0.05: every gradient
@@ -478,9 +493,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         learning_rate = 1e-3 if init is None else 3e-5
     policy_kwargs: dict[str, Any] = {"init": init} if init is not None else {
         "state_layers": list(state_layers), "head_layers": list(head_layers), "hand_after": hand_after}
-    policy_kwargs["bid_epsilon"] = bid_epsilon
+    coeff, play, bid = entropy_weights(ent_coef, bid_entropy_coeff)
+    policy_kwargs.update(bid_epsilon=bid_epsilon, entropy_weights=(play, bid))
     model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(), n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
-                        learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=ent_coef,
+                        learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=coeff,
                         policy_kwargs=policy_kwargs, seed=seed + int(ses.done["steps"]), device="cpu", verbose=0)
     # (a resumed run is seeded with seed + its steps so far: it deals new hands, not the first run's again)
     if resumed:
@@ -490,7 +506,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = {"opponents": [os.fspath(o) if isinstance(o, (str, os.PathLike)) else repr(o) for o in opps],
               "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
               "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs, "learning_rate": learning_rate,
-              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef, "bid_epsilon": bid_epsilon}
+              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef,
+              "bid_entropy_coeff": bid_entropy_coeff, "bid_epsilon": bid_epsilon}
     info = {"config": config, "seed": seed}
 
     def save() -> None:

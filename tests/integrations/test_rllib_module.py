@@ -58,8 +58,9 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
     inputs = out[Columns.ACTION_DIST_INPUTS]
     legal = obs["legal"].long()
     valid = legal >= 0
-    assert inputs.shape == (5, 2 * LEGAL_WIDTH)
-    assert torch.equal(inputs[:, LEGAL_WIDTH:].long(), legal)
+    assert inputs.shape == (5, 2 * LEGAL_WIDTH + 1)
+    assert torch.equal(inputs[:, LEGAL_WIDTH:2 * LEGAL_WIDTH].long(), legal)
+    assert torch.equal(inputs[:, -1], torch.ones(5))  # (entropy weights: one coefficient for bids and play)
     logp = inputs[:, :LEGAL_WIDTH]
     assert (logp[~valid] < -1e30).all() and (logp[valid] > -1e30).all()
     # the same probabilities as the policy's dense logits, in the env's action ids
@@ -104,6 +105,39 @@ def test_bid_exploration_mixes_uniform_into_bidding_rows_only():
     assert torch.allclose(a[bidding][valid[bidding]], expected[bidding][valid[bidding]], atol=1e-5)
     assert torch.equal(a[~bidding], b[~bidding])
     assert torch.allclose(a.exp().sum(1), torch.ones(12), atol=1e-5)
+
+
+def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
+    env = make_env()
+    obs = observations(12)
+    config = build_config(entropy_coeff=0.01, bid_entropy_coeff=0.05)
+    assert config.entropy_coeff == pytest.approx(0.05)  # RLlib's one coefficient: the larger, play's weight 0.2
+    model_config = config.rl_module_spec.rl_module_specs[MODULE_ID].model_config
+    assert model_config["entropy_weights"] == pytest.approx([0.2, 1.0])
+    module = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
+                                 action_space=env.action_space["player_0"],
+                                 model_config={**model_config, "state_layers": [64], "head_layers": [32]})
+    plain = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
+                                action_space=env.action_space["player_0"],
+                                model_config={"state_layers": [64], "head_layers": [32]})
+    plain.load_state_dict(module.state_dict())
+    cls = module.get_train_action_dist_cls()
+    weighted = cls.from_logits(module.forward_train({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS])
+    base = cls.from_logits(plain.forward_train({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS])
+    bidding = net_of_planes(obs["observations"]) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    # RLlib's PPO loss takes entropy_coeff * entropy(): 0.05 in bidding rows, 0.01 elsewhere
+    coef = config.entropy_coeff * weighted.entropy() / base.entropy().clamp(min=1e-12)
+    assert torch.allclose(coef[bidding], torch.full_like(coef[bidding], 0.05))
+    moving = ~bidding & (base.entropy() > 1e-6)
+    assert moving.any() and torch.allclose(coef[moving], torch.full_like(coef[moving], 0.01))
+    # the samples and probabilities are untouched
+    draws = base.sample()
+    assert torch.equal(weighted.logp(draws), base.logp(draws))
+    with pytest.raises(ValueError, match="2049"):
+        cls.from_logits(torch.zeros(2, 2 * LEGAL_WIDTH))
+    with pytest.raises(ValueError, match=">= 0"):
+        build_config(entropy_coeff=0.01, bid_entropy_coeff=-0.1)
 
 
 def test_the_widest_legal_set_found_fits_and_a_wider_one_is_refused():

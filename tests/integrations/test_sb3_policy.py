@@ -166,6 +166,30 @@ def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move(
     assert mixed._get_constructor_parameters()["bid_epsilon"] == 0.3
 
 
+def test_entropy_weights_scale_the_entropy_of_bidding_rows_and_play_rows_apart():
+    from agents.dmc.model import BIDDING_NET
+    from agents.integrations.move_policy import entropy_weights, net_of_planes
+
+    obs, masks = decisions()
+    x = torch.as_tensor(obs).float()
+    coeff, play, bid = entropy_weights(0.01, 0.05)  # train(ent_coef=0.01, bid_entropy_coeff=0.05)
+    assert (coeff, play, bid) == pytest.approx((0.05, 0.2, 1.0))
+    plain = model_of(vec_env(n=1), **SMALL).policy
+    weighted = model_of(vec_env(n=1), entropy_weights=(play, bid), **SMALL).policy
+    weighted.move_policy.load_state_dict(plain.move_policy.state_dict())
+    bidding = net_of_planes(x.reshape(len(x), -1)) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    pick = torch.as_tensor(masks.argmax(1))
+    with torch.no_grad():
+        _, lp0, h0 = plain.evaluate_actions(x, pick, action_masks=masks)
+        _, lp1, h1 = weighted.evaluate_actions(x, pick, action_masks=masks)
+    assert torch.equal(lp1, lp0)  # the probabilities are untouched
+    assert torch.allclose(h1[bidding], h0[bidding]) and torch.allclose(h1[~bidding], 0.2 * h0[~bidding])
+    assert weighted._get_constructor_parameters()["entropy_weights"] == pytest.approx((0.2, 1.0))
+    with pytest.raises(ValueError, match="entropy_weights"):
+        model_of(vec_env(n=1), entropy_weights=(1.0, -1.0), **SMALL)
+
+
 def test_sampling_follows_the_policys_probabilities():
     obs, masks = decisions(hands=1)
     row = int(np.argmax(masks.sum(1)))  # the decision with the most legal moves
