@@ -176,6 +176,16 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
         return self.policy.value(planes).reshape(-1)
 
 
+def _check_sizes(num_envs: int, batch: int, minibatch: int) -> None:
+    """Refuse batch sizes RLlib would train on no row with (it fails later, inside its learner, with an
+    ``UnboundLocalError``). Measured: 128 tables and batches of 256 (two steps a table) fail; 384 train."""
+    if batch < 4 * num_envs:
+        raise ValueError(f"rllib: batch {batch} is under 4 steps for each of num_envs {num_envs} tables; "
+                         f"raise batch to {4 * num_envs} or more, or lower num_envs")
+    if minibatch > batch:
+        raise ValueError(f"rllib: minibatch {minibatch} is larger than batch {batch}")
+
+
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
                  reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_entropy_coeff: float | None = None,
@@ -189,6 +199,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    _check_sizes(num_envs, batch, minibatch)
     coeff, play, bid = entropy_weights(entropy_coeff, bid_entropy_coeff)
     model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init,
                     "bid_epsilon": bid_epsilon, "entropy_weights": [play, bid]}
@@ -239,6 +250,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     from .session import Session
 
     o = check_options(options)
+    _check_sizes(o["num_envs"], o["batch"], o["minibatch"])  # (before the run folder is touched)
     torch.set_num_threads(int(o["threads"]))
     ses = Session("rllib", run_dir, seconds, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
                   counters={"iterations": 0}, checkpoint_seconds=o["checkpoint_seconds"],

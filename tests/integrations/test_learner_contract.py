@@ -24,7 +24,7 @@ SMALL = {
                  "state_layers": [64], "head_layers": [32]},
     "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
                 "head_layers": [32]},
-    "rllib": {"batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
+    "rllib": {"num_envs": 8, "batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
 }
 LEARNERS = [a for a in ALGOS if a != "dmc"]
 

@@ -27,7 +27,7 @@ def run(tmp_path_factory):
     """One short self-play run, resumed once: (its folder, the two results)."""
     torch.set_num_threads(1)
     d = tmp_path_factory.mktemp("rllib") / "run"
-    opts = dict(batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9)
+    opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9)
     first = train(1, d, seed=1, progress=False, **opts)
     second = train(first["wall_seconds"] + 1, d, seed=1, resume=True, progress=False, **opts)
     return d, first, second
@@ -138,6 +138,19 @@ def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
         cls.from_logits(torch.zeros(2, 2 * LEGAL_WIDTH))
     with pytest.raises(ValueError, match=">= 0"):
         build_config(entropy_coeff=0.01, bid_entropy_coeff=-0.1)
+
+
+def test_batches_too_small_for_the_tables_are_refused_before_the_run_folder_is_touched(tmp_path):
+    from agents.integrations.rllib_module import train
+
+    run = tmp_path / "run"
+    with pytest.raises(ValueError, match="num_envs 128"):
+        train(5, run, progress=False, num_envs=128, batch=256, minibatch=128)
+    with pytest.raises(ValueError, match="minibatch 512 is larger than batch 256"):
+        train(5, run, progress=False, num_envs=8, batch=256, minibatch=512)
+    assert not run.exists()
+    with pytest.raises(ValueError, match="num_envs 64"):
+        build_config(num_envs=64, batch=128)
 
 
 def test_the_widest_legal_set_found_fits_and_a_wider_one_is_refused():
