@@ -176,6 +176,84 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
         return self.policy.value(planes).reshape(-1)
 
 
+class FixedAgentRLModule(TorchRLModule):
+    """A seat held by a fixed agent (``model_config["agent"]``: an ``agents.load`` spec of an agent that reads
+    only the seat's planes and legal moves, e.g. ``rule``), not trained: its ``ACTION_DIST_INPUTS`` are in
+    :class:`LegalMovesCategorical`'s form with log-probability 0 at the agent's choice and ``FLOAT_MIN`` at
+    the other legal moves, so RLlib's sampling takes the agent's move. It has no value function, so PPO's
+    learner gives it no optimizer and no advantages; :func:`build_config` leaves it out of
+    ``policies_to_train``."""
+
+    def setup(self):
+        from ..loader import load
+
+        self.spec = str((self.model_config or {})["agent"])
+        self.agent = load(self.spec)
+        # (never read, never updated: RLlib's torch learner gives every torch module an Adam, which refuses an
+        # empty parameter list; policies_to_train keeps this module out of every update)
+        self.placeholder = torch.nn.Parameter(torch.zeros(()))
+
+    def get_exploration_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def get_train_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def get_inference_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def _forward(self, batch: dict, **kwargs: Any) -> dict:
+        from ..base import Decisions, public_facts
+
+        obs = batch[Columns.OBS]
+        planes = torch.as_tensor(obs["observations"]).reshape((-1,) + OBS_SHAPE).to(torch.int8).numpy()
+        legal = torch.as_tensor(obs["legal"]).reshape(planes.shape[0], -1).long()
+        valid = legal >= 0
+        counts = valid.sum(1).numpy()
+        starts = np.zeros(counts.size + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        n = planes.shape[0]
+        pick = np.zeros(n, np.int64)  # (the slot of each row's choice; a row with no legal move keeps slot 0)
+        rows = np.flatnonzero(counts > 0)
+        if rows.size:
+            ids = legal.numpy()[valid.numpy()]  # (row-major: each row's ids in its slot order)
+            phase, role = public_facts(planes)
+            d = Decisions(planes, ids, starts, phase, role, np.full(n, -1, np.int64), np.arange(n, dtype=np.int64))
+            d = d.take(rows) if rows.size < n else d
+            actions = np.asarray(self.agent.act_batch(d), np.int64)
+            pick[rows] = (legal.numpy()[rows] == actions[:, None]).argmax(1)
+        logp = torch.full(legal.shape, FLOAT_MIN, dtype=torch.float32)
+        logp[torch.arange(n), torch.from_numpy(pick)] = 0.0
+        legal = legal.clone()
+        legal[~valid.any(1), 0] = 0
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.float(), torch.zeros(n, 1)], dim=1)}
+
+
+class SeatsToModules:
+    """RLlib's ``policy_mapping_fn``: ``"shared"`` at every seat, except in ``share`` of the hands, where one or
+    two seats (drawn with the hand) go to one opponent module (``opponent_ids``, drawn with the hand). The draw
+    is a function of the episode's id and ``seed``, so each seat keeps its module for the whole hand, in every
+    chunk RLlib cuts the episode into (TorchRL's ``opponent_share``, ``selfplay.Collector``)."""
+
+    def __init__(self, opponent_ids: list[str], share: float, seed: int = 0):
+        self.opponent_ids, self.share, self.seed = list(opponent_ids), float(share), int(seed)
+
+    def seats(self, episode_id: str) -> tuple[str | None, tuple[int, ...]]:
+        """The opponent module of the hand ``episode_id`` and the seats it holds (``(None, ())``: none)."""
+        import zlib
+
+        rng = np.random.default_rng([self.seed, zlib.crc32(str(episode_id).encode())])
+        if not self.opponent_ids or rng.random() >= self.share:
+            return None, ()
+        k = int(rng.integers(len(self.opponent_ids)))
+        held = rng.permutation(3)[:int(rng.integers(1, 3))]
+        return self.opponent_ids[k], tuple(sorted(int(x) for x in held))
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        module, held = self.seats(getattr(episode, "id_", episode))
+        return module if module is not None and int(str(agent_id).rsplit("_", 1)[-1]) in held else MODULE_ID
+
+
 def _check_sizes(num_envs: int, batch: int, minibatch: int) -> None:
     """Refuse batch sizes RLlib would train on no row with (it fails later, inside its learner, with an
     ``UnboundLocalError``). Measured: 128 tables and batches of 256 (two steps a table) fail; 384 train."""
@@ -186,23 +264,38 @@ def _check_sizes(num_envs: int, batch: int, minibatch: int) -> None:
         raise ValueError(f"rllib: minibatch {minibatch} is larger than batch {batch}")
 
 
+def _fixed_opponents(opponents: Any) -> list[str]:
+    """``opponents`` as a list of agent specs; ``"self"`` refused (RLlib's other seats are the shared module)."""
+    opponents = [opponents] if isinstance(opponents, str) else list(opponents or ())
+    if "self" in opponents:
+        raise ValueError("rllib: opponents 'self' is not taken (every seat no opponent holds is the shared module, "
+                         "which trains); name fixed agents, e.g. ['rule']")
+    return opponents
+
+
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
                  reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_entropy_coeff: float | None = None,
-                 bid_epsilon: float = 0.0, seed: int = 0, env_name: str = "ddz_rllib"):
+                 bid_epsilon: float = 0.0, opponents=(), opponent_share: float = 0.0, seed: int = 0,
+                 env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
     runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale``; gamma 1 (the
     hand's score is the return). The entropy bonus is ``entropy_coeff`` in play and ``bid_entropy_coeff``
-    (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights."""
+    (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights.
+    ``opponents`` (agent specs, e.g. ``["rule"]``): in ``opponent_share`` of the hands one or two seats go to
+    one of them, a :class:`FixedAgentRLModule` each (``opponent0``, ``opponent1``...), which is not trained
+    (:class:`SeatsToModules`); ``"self"`` is refused: the other seats are the shared module already."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     _check_sizes(num_envs, batch, minibatch)
+    opponents = _fixed_opponents(opponents)
     coeff, play, bid = entropy_weights(entropy_coeff, bid_entropy_coeff)
     model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init,
                     "bid_epsilon": bid_epsilon, "entropy_weights": [play, bid]}
+    fixed = {f"opponent{k}": spec for k, spec in enumerate(opponents)} if opponent_share > 0 else {}
     return (
         PPOConfig()
         .environment(env_name, env_config={"reward_scale": reward_scale},
@@ -210,9 +303,12 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
         .framework("torch")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs)
         .learners(num_learners=0)
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
+        .multi_agent(policies={MODULE_ID, *fixed}, policies_to_train=[MODULE_ID],
+                     policy_mapping_fn=SeatsToModules(list(fixed), opponent_share if fixed else 0.0, seed))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            MODULE_ID: RLModuleSpec(module_class=MoveScoringRLModule, model_config=model_config)}))
+            MODULE_ID: RLModuleSpec(module_class=MoveScoringRLModule, model_config=model_config),
+            **{mid: RLModuleSpec(module_class=FixedAgentRLModule, model_config={"agent": spec})
+               for mid, spec in fixed.items()}}))
         .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs,
                   lr=learning_rate, gamma=1.0, lambda_=0.95, entropy_coeff=coeff, grad_clip=1.0)
         .debugging(seed=seed)
@@ -228,8 +324,8 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
-    "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1,
-    "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
+    "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
+    "opponent_share": 0.25, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
 CHECKPOINT_DIR = "rllib_checkpoint"
@@ -251,6 +347,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     o = check_options(options)
     _check_sizes(o["num_envs"], o["batch"], o["minibatch"])  # (before the run folder is touched)
+    _fixed_opponents(o["opponents"])
     torch.set_num_threads(int(o["threads"]))
     ses = Session("rllib", run_dir, seconds, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
                   counters={"iterations": 0}, checkpoint_seconds=o["checkpoint_seconds"],
@@ -263,8 +360,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
-                          bid_epsilon=o["bid_epsilon"],
-                          seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
+                          bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
+                          opponent_share=o["opponent_share"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()
     last: dict = {}
@@ -283,14 +380,24 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         ses.restart_clock()  # (Ray's start and the build, ~10 s, are not training time)
         while ses.running():
             last = algo.train()
-            learned = last.get("learners", {}).get(MODULE_ID, {}).get("num_module_steps_trained", 0)
-            ses.done["steps"] += int(learned) if learned else int(o["batch"])
+            ses.done["steps"] += decisions_sampled(last)
             ses.done["iterations"] += 1
             ses.tick(save, line)
         return ses.finish(save)
     finally:
         algo.stop()
         ray.shutdown()
+
+
+def decisions_sampled(result: dict) -> int:
+    """The trained module's decisions in one ``algo.train()`` result: what the iteration learned from, each
+    decision once. (Not the learner's ``num_module_steps_trained``: that counts a row once per minibatch pass,
+    ``epochs`` times and more, with RLlib's extra time step per episode chunk: 2.3x the decisions at the
+    defaults. The runs before this count overstated RLlib's decisions so.)"""
+    sampled = (result.get("env_runners") or {}).get("num_module_steps_sampled") or {}
+    if MODULE_ID not in sampled:
+        raise KeyError(f"rllib: the result of algo.train() has no env_runners.num_module_steps_sampled.{MODULE_ID}")
+    return int(sampled[MODULE_ID])
 
 
 def check_options(options: dict) -> dict:
@@ -300,5 +407,6 @@ def check_options(options: dict) -> dict:
     return check("rllib", options, DEFAULTS)
 
 
-__all__ = ["check_options", "RLlibObs", "make_env", "MoveScoringRLModule", "build_config", "export_policy", "train", "DEFAULTS",
+__all__ = ["check_options", "RLlibObs", "make_env", "MoveScoringRLModule", "FixedAgentRLModule", "SeatsToModules", "decisions_sampled",
+           "build_config", "export_policy", "train", "DEFAULTS",
            "CHECKPOINT_DIR", "POLICY_FILE", "MODULE_ID"]

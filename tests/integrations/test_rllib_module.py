@@ -16,8 +16,9 @@ import agents  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.dmc.model import BIDDING_NET  # noqa: E402
 from agents.integrations.move_policy import net_of_planes  # noqa: E402
-from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, MoveScoringRLModule, RLlibObs,  # noqa: E402
-                                             build_config, make_env, train)
+from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, FixedAgentRLModule, MoveScoringRLModule,  # noqa: E402
+                                             RLlibObs, SeatsToModules, build_config, decisions_sampled, make_env,
+                                             train)
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +28,8 @@ def run(tmp_path_factory):
     """One short self-play run, resumed once: (its folder, the two results)."""
     torch.set_num_threads(1)
     d = tmp_path_factory.mktemp("rllib") / "run"
-    opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9)
+    opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9,
+                opponents=["rule"], opponent_share=0.5)
     first = train(1, d, seed=1, progress=False, **opts)
     second = train(first["wall_seconds"] + 1, d, seed=1, resume=True, progress=False, **opts)
     return d, first, second
@@ -173,6 +175,63 @@ def test_one_module_plays_all_three_seats():
     config = build_config()
     assert set(config.policies) == {MODULE_ID}
     assert {config.policy_mapping_fn(f"player_{s}", None) for s in range(3)} == {MODULE_ID}
+
+
+def test_a_fixed_agent_module_takes_the_agents_move_and_is_never_trained():
+    from agents.baselines.rule_agent import RuleAgent
+
+    env = make_env()
+    module = FixedAgentRLModule(observation_space=env.observation_space["player_0"],
+                                action_space=env.action_space["player_0"], model_config={"agent": "rule"})
+    obs = observations(40)
+    planes = obs["observations"].numpy().reshape(-1, 29, 4, 15).astype(np.int8)
+    legal = obs["legal"].numpy()
+    rule = RuleAgent()
+    expected = np.array([rule.decide(planes[i], legal[i][legal[i] >= 0].astype(np.int64)) for i in range(40)])
+    assert len(set(net_of_planes(obs["observations"]).tolist())) > 1  # (bids and plays among the rows)
+    inputs = module.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
+    dist = module.get_exploration_action_dist_cls().from_logits(inputs)
+    for _ in range(3):
+        assert np.array_equal(dist.sample().numpy(), expected)
+    assert np.array_equal(dist.to_deterministic().sample().numpy(), expected)
+    assert torch.equal(dist.logp(torch.from_numpy(expected)), torch.zeros(40))
+    config = build_config(num_envs=8, batch=256, minibatch=128, opponents=["rule"], opponent_share=0.5)
+    assert set(config.policies) == {MODULE_ID, "opponent0"} and list(config.policies_to_train) == [MODULE_ID]
+    with pytest.raises(ValueError, match="opponents 'self' is not taken"):
+        build_config(opponents=["self", "rule"], opponent_share=0.5)
+
+
+def test_opponent_seats_are_drawn_per_hand_and_kept_for_the_whole_hand():
+    mapping = SeatsToModules(["opponent0", "opponent1"], share=0.5, seed=7)
+    held = [mapping.seats(f"hand-{i}") for i in range(4000)]
+    with_opponent = [h for h in held if h[0] is not None]
+    assert 0.45 < len(with_opponent) / len(held) < 0.55
+    assert {m for m, _ in with_opponent} == {"opponent0", "opponent1"}
+    assert {len(seats) for _, seats in with_opponent} == {1, 2}
+    assert all(seats == () for m, seats in held if m is None)
+
+    class Episode:
+        id_ = "hand-3"
+
+    module, seats = mapping.seats("hand-3")
+    for _ in range(2):  # (the same hand, asked again: RLlib asks once per chunk of an episode)
+        got = [mapping(f"player_{s}", Episode()) for s in range(3)]
+        assert got == [module if s in seats else MODULE_ID for s in range(3)]
+    assert SeatsToModules([], 1.0).seats("hand-3") == (None, ())
+    assert SeatsToModules(["opponent0"], 0.0).seats("hand-3") == (None, ())
+
+
+def test_a_run_counts_the_trained_modules_sampled_decisions_once(run):
+    import json
+
+    d, first, second = run
+    state = json.loads((d / "state.json").read_text())
+    # rule holds one or two seats in half the hands: the shared module's decisions are fewer than the env
+    # steps (RLlib's own num_module_steps_trained, counted before, was ~1x-2x the steps, never fewer)
+    assert 0 < second["steps"] == state["steps"] < 256 * state["iterations"]
+    assert decisions_sampled({"env_runners": {"num_module_steps_sampled": {MODULE_ID: 17, "opponent0": 5}}}) == 17
+    with pytest.raises(KeyError, match="num_module_steps_sampled"):
+        decisions_sampled({"learners": {MODULE_ID: {"num_module_steps_trained": 512}}})
 
 
 def test_rllib_spec_reads_a_run_folder_and_a_checkpoint_only_when_trusted(run):
