@@ -51,6 +51,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "entropy_coeff": _COEF, "ent_coef": _COEF, "bid_entropy_coeff": _COEF, "bid_epsilon": _UNIT,
     "gae_lambda": _UNIT, "gamma": _UNIT, "opponent_share": _UNIT, "reward_scale": _POSITIVE, "score_scale": _POSITIVE,
     "target": (lambda v: v in ("sign_play", "scale"), "'sign_play' or 'scale'"),
+    "reward": (lambda v: v in ("score", "win"), "'score' (the rulebook score) or 'win' (+1 / -1)"),
     "state_layers": _LAYERS, "head_layers": _LAYERS, "critic_layers": _LAYERS,
     "central_critic": (lambda v: isinstance(v, bool), "true or false"), "hand_after": (lambda v: isinstance(v, bool), "true or false"),
     "opponents": (_specs, "an agent spec or a list of them ('self': a frozen copy of the policy, where taken)"),

@@ -275,12 +275,14 @@ def _fixed_opponents(opponents: Any) -> list[str]:
 
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
-                 reward_scale: float = 0.05, entropy_coeff: float = 0.0, bid_entropy_coeff: float | None = None,
+                 reward_scale: float = 0.05, reward: str = "score", entropy_coeff: float = 0.0,
+                 bid_entropy_coeff: float | None = None,
                  bid_epsilon: float = 0.0, opponents=(), opponent_share: float = 0.0, seed: int = 0,
                  env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
-    runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale``; gamma 1 (the
+    runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale`` (``reward``
+    ``"win"``: +1 / -1 for the hand's winners / losers, times ``reward_scale``: the env's option); gamma 1 (the
     hand's score is the return). The entropy bonus is ``entropy_coeff`` in play and ``bid_entropy_coeff``
     (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights.
     ``opponents`` (agent specs, e.g. ``["rule"]``): in ``opponent_share`` of the hands one or two seats go to
@@ -298,7 +300,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     fixed = {f"opponent{k}": spec for k, spec in enumerate(opponents)} if opponent_share > 0 else {}
     return (
         PPOConfig()
-        .environment(env_name, env_config={"reward_scale": reward_scale},
+        .environment(env_name, env_config={"reward_scale": reward_scale, "reward": reward},
                      disable_env_checking=True)  # (the pre-check steps with an unmasked action: rightly refused)
         .framework("torch")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs)
@@ -324,6 +326,7 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 0.05,
+    "reward": "score",
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
@@ -359,6 +362,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
+                          reward=o["reward"],
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
                           bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
                           opponent_share=o["opponent_share"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
@@ -372,7 +376,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     def line() -> str:
         ret = last.get("env_runners", {}).get("agent_episode_returns_mean") or {}
-        return f"mean score by seat { {a: round(v / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
+        what = "score" if o["reward"] == "score" else "win/loss"
+        return f"mean {what} by seat { {a: round(v / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
 
     try:
         if ses.resuming:

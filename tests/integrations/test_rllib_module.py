@@ -221,6 +221,26 @@ def test_opponent_seats_are_drawn_per_hand_and_kept_for_the_whole_hand():
     assert SeatsToModules(["opponent0"], 0.0).seats("hand-3") == (None, ())
 
 
+def test_reward_win_makes_the_env_pay_plus_or_minus_one_and_a_bad_reward_is_refused_before_the_run(tmp_path):
+    config = build_config(num_envs=8, batch=256, minibatch=128, reward="win", reward_scale=1.0)
+    assert config.env_config == {"reward_scale": 1.0, "reward": "win"}
+    env = make_env(config.env_config)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    total = {}
+    while True:
+        (agent, o), = obs.items()
+        obs, rew, term, _, _ = env.step({agent: int(rng.choice(o["legal"][o["legal"] >= 0]))})
+        for a, r in rew.items():
+            total[a] = total.get(a, 0.0) + r
+        if term["__all__"]:
+            break
+    assert sorted(total.values()) in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [0.0, 0.0, 0.0])  # (0: all passed)
+    with pytest.raises(ValueError, match="reward"):
+        train(5, tmp_path / "run", progress=False, num_envs=8, batch=256, minibatch=128, reward="wins")
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_run_counts_the_trained_modules_sampled_decisions_once(run):
     import json
 
