@@ -123,7 +123,20 @@ class LegalMovesCategorical(TorchCategorical):
         return TorchDeterministic(loc=self._dist.mode)
 
 
-class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
+class _LegalMovesDists:
+    """Exploration, training and inference all sample :class:`LegalMovesCategorical`."""
+
+    def get_exploration_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def get_train_action_dist_cls(self):
+        return LegalMovesCategorical
+
+    def get_inference_action_dist_cls(self):
+        return LegalMovesCategorical
+
+
+class MoveScoringRLModule(_LegalMovesDists, TorchRLModule, ValueFunctionAPI):
     """The move-scoring policy as an RLlib ``RLModule``: ``Columns.ACTION_DIST_INPUTS`` are the log-probabilities
     of each row's legal moves (scored by :class:`~agents.integrations.move_policy.MoveScoringPolicy`, at most
     ``LEGAL_WIDTH`` a row) with their ids (:class:`LegalMovesCategorical`), ``compute_values`` its value head.
@@ -151,15 +164,6 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
             legal[empty, 0] = 0
         return planes, legal
 
-    def get_exploration_action_dist_cls(self):
-        return LegalMovesCategorical
-
-    def get_train_action_dist_cls(self):
-        return LegalMovesCategorical
-
-    def get_inference_action_dist_cls(self):
-        return LegalMovesCategorical
-
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
         planes, legal = self._inputs(batch)
         valid = legal >= 0
@@ -176,7 +180,7 @@ class MoveScoringRLModule(TorchRLModule, ValueFunctionAPI):
         return self.policy.value(planes).reshape(-1)
 
 
-class FixedAgentRLModule(TorchRLModule):
+class FixedAgentRLModule(_LegalMovesDists, TorchRLModule):
     """A seat held by a fixed agent (``model_config["agent"]``: an ``agents.load`` spec of an agent that reads
     only the seat's planes and legal moves, e.g. ``rule``), not trained: its ``ACTION_DIST_INPUTS`` are in
     :class:`LegalMovesCategorical`'s form with log-probability 0 at the agent's choice and ``FLOAT_MIN`` at
@@ -192,15 +196,6 @@ class FixedAgentRLModule(TorchRLModule):
         # (never read, never updated: RLlib's torch learner gives every torch module an Adam, which refuses an
         # empty parameter list; policies_to_train keeps this module out of every update)
         self.placeholder = torch.nn.Parameter(torch.zeros(()))
-
-    def get_exploration_action_dist_cls(self):
-        return LegalMovesCategorical
-
-    def get_train_action_dist_cls(self):
-        return LegalMovesCategorical
-
-    def get_inference_action_dist_cls(self):
-        return LegalMovesCategorical
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
         from ..base import Decisions, public_facts
