@@ -36,10 +36,12 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
+from ddz_env.rules import Phase
 
 from ..dmc.model import BIDDING_NET
 from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
@@ -75,13 +77,80 @@ class RLlibObs(BaseWrapper):
 
 
 def make_env(config: dict | None = None):
-    """RLlib's multi-agent env: ``PettingZooEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **config)))``."""
+    """RLlib's multi-agent env: ``PettingZooEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **config)))``;
+    with ``reward="sign_play"`` a :class:`SplitTargetsEnv` (its ``score_scale`` from ``config``)."""
     import pettingzoo
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     import ddz_env  # noqa: F401  (registers ddz/dou_dizhu-v0)
 
-    return PettingZooEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **dict(config or {}))))
+    config = dict(config or {})
+    if config.get("reward") == "sign_play":
+        scale, score_scale = float(config.pop("reward_scale", 1.0)), float(config.pop("score_scale", 8.0))
+        config.pop("reward")
+        return SplitTargetsEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **config)), scale, score_scale)
+    config.pop("score_scale", None)
+    return PettingZooEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", **config)))
+
+
+class SplitTargetsEnv(MultiAgentEnv):
+    """RLlib's env for ``reward="sign_play"`` (TorchRL's ``target``, DMC's ``sign_play``): each seat is two
+    agents, ``bidder_i`` for its bids, doubles and redoubles and ``player_i`` for its play, so RLlib's GAE
+    runs over the two apart, each with its own end: ``player_i`` gets sign(score) (+1 / -1: a win is what
+    play is for) and ``bidder_i`` the score / ``score_scale`` (stakes matter to those choices only), both
+    times ``reward_scale``. Under a win/loss reward for every decision a bid's level changes nothing and
+    RLlib bid 3 in every turn; under the score for every decision too (both measured). ``env`` is an
+    :class:`RLlibObs` over the AEC env with ``reward="score"`` (its scores are read, not its rewards'
+    kind). A void hand (R4) ends with 0 for the bidders; an agent that never acted gets nothing."""
+
+    def __init__(self, env: Any, reward_scale: float = 1.0, score_scale: float = 8.0):
+        super().__init__()
+        if getattr(env.unwrapped, "reward_kind", "score") != "score" or env.unwrapped.reward_scale != 1.0:
+            raise ValueError("SplitTargetsEnv reads the hand's scores: its env needs reward='score', "
+                             "reward_scale=1.0")
+        self.env, self.reward_scale, self.score_scale = env, float(reward_scale), float(score_scale)
+        seats = list(env.unwrapped.possible_agents)
+        self._ids = {a: (f"bidder_{a.rsplit('_', 1)[-1]}", a) for a in seats}
+        self.possible_agents = [b for b, _ in self._ids.values()] + seats
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: env.observation_space(seats[0]) for a in self.possible_agents}
+        self.action_spaces = {a: env.action_space(seats[0]) for a in self.possible_agents}
+        self.observation_space = spaces.Dict(self.observation_spaces)
+        self.action_space = spaces.Dict(self.action_spaces)
+        self._acted: set[str] = set()
+
+    def _current(self) -> tuple[str, str]:
+        """(the AEC agent to act, its RLlib agent id)."""
+        seat = self.env.agent_selection
+        return seat, self._ids[seat][int(self.env.unwrapped.phase == Phase.PLAY)]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.env.reset(seed=seed, options=options)
+        self._acted = set()
+        seat, aid = self._current()
+        return {aid: self.env.observe(seat)}, {}
+
+    def step(self, action_dict: dict):
+        seat, aid = self._current()
+        if aid not in action_dict:
+            raise ValueError(f"SplitTargetsEnv: {aid} ({seat}) is to act; got actions for {sorted(action_dict)}")
+        self.env.step(action_dict[aid])
+        self._acted.add(aid)
+        raw = self.env.unwrapped
+        if not all(raw.terminations.values()):
+            seat, nxt = self._current()
+            # (a reward with every observation, 0 until the end: RLlib refuses an agent that acted, is observed
+            # again and gets no reward)
+            return {nxt: self.env.observe(seat)}, {nxt: 0.0}, {"__all__": False}, {"__all__": False}, {}
+        obs, rew = {}, {}
+        for s, (bidder, player) in self._ids.items():
+            score = float(raw.rewards[s])
+            targets = {bidder: score / self.score_scale, player: float(np.sign(score))}
+            for a, target in targets.items():
+                if a in self._acted:
+                    obs[a], rew[a] = self.env.observe(s), target * self.reward_scale
+        done = {a: True for a in obs}
+        return obs, rew, {**done, "__all__": True}, {**{a: False for a in obs}, "__all__": False}, {}
 
 
 # ---------------------------------------------------------------------------------------------- module
@@ -270,14 +339,15 @@ def _fixed_opponents(opponents: Any) -> list[str]:
 
 def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, epochs: int = 2,
                  learning_rate: float = 1e-3, state_layers=(256,), head_layers=(128,), init: str | None = None,
-                 reward_scale: float = 0.05, reward: str = "score", entropy_coeff: float = 0.0,
+                 reward_scale: float = 0.05, reward: str = "score", score_scale: float = 8.0, entropy_coeff: float = 0.0,
                  bid_entropy_coeff: float | None = None,
                  bid_epsilon: float = 0.0, opponents=(), opponent_share: float = 0.0, seed: int = 0,
                  env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
     runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale`` (``reward``
-    ``"win"``: +1 / -1 for the hand's winners / losers, times ``reward_scale``: the env's option); gamma 1 (the
+    ``"win"``: +1 / -1 for the hand's winners / losers, times ``reward_scale``: the env's option; ``"sign_play"``:
+    win/loss for play and the score / ``score_scale`` for bids, doubles and redoubles, :class:`SplitTargetsEnv`); gamma 1 (the
     hand's score is the return). The entropy bonus is ``entropy_coeff`` in play and ``bid_entropy_coeff``
     (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights.
     ``opponents`` (agent specs, e.g. ``["rule"]``): in ``opponent_share`` of the hands one or two seats go to
@@ -295,7 +365,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     fixed = {f"opponent{k}": spec for k, spec in enumerate(opponents)} if opponent_share > 0 else {}
     return (
         PPOConfig()
-        .environment(env_name, env_config={"reward_scale": reward_scale, "reward": reward},
+        .environment(env_name, env_config={"reward_scale": reward_scale, "reward": reward, "score_scale": score_scale},
                      disable_env_checking=True)  # (the pre-check steps with an unmasked action: rightly refused)
         .framework("torch")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs)
@@ -321,7 +391,7 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 1.0,
-    "reward": "win",
+    "reward": "win", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
@@ -357,7 +427,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
-                          reward=o["reward"],
+                          reward=o["reward"], score_scale=o["score_scale"],
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
                           bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
                           opponent_share=o["opponent_share"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
@@ -371,8 +441,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     def line() -> str:
         ret = last.get("env_runners", {}).get("agent_episode_returns_mean") or {}
-        what = "score" if o["reward"] == "score" else "win/loss"
-        return f"mean {what} by seat { {a: round(v / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
+        what = {"score": "score", "win": "win/loss"}.get(o["reward"], "target")
+        return f"mean {what} by seat { {a: round(float(v) / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
 
     try:
         if ses.resuming:

@@ -17,7 +17,7 @@ from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.dmc.model import BIDDING_NET  # noqa: E402
 from agents.integrations.move_policy import net_of_planes  # noqa: E402
 from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, FixedAgentRLModule, MoveScoringRLModule,  # noqa: E402
-                                             RLlibObs, SeatsToModules, build_config, decisions_sampled, make_env,
+                                             RLlibObs, SeatsToModules, SplitTargetsEnv, build_config, decisions_sampled, make_env,
                                              train)
 
 pytestmark = pytest.mark.integration
@@ -223,7 +223,7 @@ def test_opponent_seats_are_drawn_per_hand_and_kept_for_the_whole_hand():
 
 def test_reward_win_makes_the_env_pay_plus_or_minus_one_and_a_bad_reward_is_refused_before_the_run(tmp_path):
     config = build_config(num_envs=8, batch=256, minibatch=128, reward="win", reward_scale=1.0)
-    assert config.env_config == {"reward_scale": 1.0, "reward": "win"}
+    assert config.env_config == {"reward_scale": 1.0, "reward": "win", "score_scale": 8.0}
     env = make_env(config.env_config)
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(1)
@@ -239,6 +239,52 @@ def test_reward_win_makes_the_env_pay_plus_or_minus_one_and_a_bad_reward_is_refu
     with pytest.raises(ValueError, match="reward"):
         train(5, tmp_path / "run", progress=False, num_envs=8, batch=256, minibatch=128, reward="wins")
     assert not (tmp_path / "run").exists()
+
+
+def test_sign_play_gives_each_seats_bids_the_score_and_its_play_the_win_as_two_agents():
+    """reward="sign_play": bids, doubles and redoubles act as bidder_i, play as player_i; at the end player_i
+    gets sign(score) and bidder_i score / score_scale (both times reward_scale), the scores the AEC env's own."""
+    import pettingzoo
+
+    from ddz_env.rules import Phase
+
+    config = build_config(num_envs=8, batch=256, minibatch=128, reward="sign_play", reward_scale=0.5,
+                          score_scale=4.0)
+    kinds = set()
+    for seed in range(12):
+        env = make_env(config.env_config)
+        assert isinstance(env, SplitTargetsEnv)
+        twin = pettingzoo.make("aec", "ddz/dou_dizhu-v0")  # (the same hand, stepped alongside: its scores)
+        obs, _ = env.reset(seed=seed)
+        twin.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        acted, total = set(), {}
+        while True:
+            (agent, o), = obs.items()
+            seat = twin.agent_selection
+            assert agent == (seat if twin.unwrapped.phase == Phase.PLAY else "bidder_" + seat[-1])
+            with pytest.raises(ValueError, match=agent):  # (another agent's action: refused, nothing stepped)
+                env.step({"bidder_9": 0})
+            action = int(rng.choice(o["legal"][o["legal"] >= 0]))
+            acted.add(agent)
+            obs, rew, term, trunc, _ = env.step({agent: action})
+            twin.step(action)
+            for a, r in rew.items():
+                total[a] = total.get(a, 0.0) + r
+            if term["__all__"]:
+                break
+            assert rew == {a: 0.0 for a in obs} and len(obs) == 1
+        scores = {a: twin.unwrapped.rewards[a] for a in twin.possible_agents}
+        assert set(total) == acted == set(obs) and all(term[a] for a in acted) and not trunc["__all__"]
+        for seat, score in scores.items():
+            if "bidder_" + seat[-1] in acted:
+                assert total["bidder_" + seat[-1]] == pytest.approx(score / 4.0 * 0.5)
+            if seat in acted:
+                assert total[seat] == pytest.approx(np.sign(score) * 0.5)
+        kinds.add("played" if any(a.startswith("player_") for a in acted) else "void")
+    assert "played" in kinds
+    with pytest.raises(ValueError, match="reward='score'"):
+        SplitTargetsEnv(RLlibObs(pettingzoo.make("aec", "ddz/dou_dizhu-v0", reward="win")))
 
 
 def test_a_run_counts_the_trained_modules_sampled_decisions_once(run):
