@@ -340,12 +340,58 @@ def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> MoveScoringAgent:
 MODEL_ZIP = "model.zip"
 
 
-def legal_sets_buffer_class() -> type:
+def split_targets(values: np.ndarray, rewards: np.ndarray, episode_starts: np.ndarray, last_values: np.ndarray,
+                  dones: np.ndarray, bidding: np.ndarray, last_bidding: np.ndarray, lam: float, gamma: float = 1.0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``target="sign_play"``'s advantages and returns over SB3's rollout arrays (``(T, E)``: time, table; a
+    reward only where the learner's hand ends, as :class:`~agents.integrations.seat_vector.VectorSeatEnv` pays).
+    Each hand's bids (``bidding``: the bidding network's rows: bids, doubles, redoubles) and its play are two
+    trajectories, GAE over each apart (TorchRL's ``selfplay.hand_targets``): the play ends in sign(reward), a
+    win or a loss, the bids in the reward itself (the score times ``reward_scale``: stakes matter to those
+    choices only). A hand still open at the rollout's end bootstraps the trajectory of its next row
+    (``last_bidding``) from ``last_values``; when that row is play, the hand's bids, whose end is not known yet,
+    get advantage 0 and their own value as the return (no update)."""
+    T, E = values.shape
+    adv = np.zeros((T, E), np.float32)
+    ret = values.astype(np.float32).copy()
+    for e in range(E):
+        # per trajectory (0 play, 1 bids): the next value in it (None: its hand's end, `final`), the running sum
+        nxt: list[float | None] = [None, None]
+        final = [0.0, 0.0]
+        run = [0.0, 0.0]
+        known = [True, True]
+        for t in range(T - 1, -1, -1):
+            ends = bool(dones[e]) if t == T - 1 else bool(episode_starts[t + 1, e])
+            if ends:  # this row is the learner's last of its hand: both trajectories end in its reward
+                r = float(rewards[t, e])
+                final, nxt, run, known = [float(np.sign(r)), r], [None, None], [0.0, 0.0], [True, True]
+            elif t == T - 1:  # the hand goes on: the next row's trajectory bootstraps from its value
+                if last_bidding[e]:
+                    nxt, known = [None, float(last_values[e])], [True, True]
+                else:  # (its bids' end is not known yet)
+                    nxt, known = [float(last_values[e]), None], [True, False]
+                run = [0.0, 0.0]
+            k = int(bool(bidding[t, e]))
+            if not known[k]:
+                continue
+            v = float(values[t, e])
+            delta = (final[k] if nxt[k] is None else gamma * nxt[k]) - v
+            run[k] = delta + (0.0 if nxt[k] is None else gamma * lam * run[k])
+            adv[t, e], ret[t, e] = run[k], run[k] + v
+            nxt[k] = v
+    return adv, ret
+
+
+def legal_sets_buffer_class(target: str = "scale") -> type:
     """``LegalSetsRolloutBuffer``: sb3-contrib's ``MaskableRolloutBuffer`` keeping each step's legal ids (int16,
     ``LEGAL_WIDTH`` a row, ``-1`` after them) instead of a float32 mask of 24,648 (2 KB a decision, not 96 KB);
     its samples hand those padded ids to the policy as ``action_masks`` (``MaskablePPO(rollout_buffer_class=...)``).
     Measured at 128 tables (``n_steps`` 32, minibatches of 1,024), sb3-contrib's buffer spent about 40% of the
-    run allocating, flattening and scanning the float masks."""
+    run allocating, flattening and scanning the float masks. ``target``: ``"scale"``, SB3's GAE over the
+    rewards (the score times ``reward_scale``); ``"sign_play"``, :func:`split_targets` (the buffer's ``next_obs``, a callable, gives the
+    observations after the rollout: ``model._last_obs``)."""
+    if target not in ("scale", "sign_play"):
+        raise ValueError(f"sb3: target must be 'scale' or 'sign_play', got {target!r}")
     from stable_baselines3.common.buffers import RolloutBuffer
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
@@ -368,6 +414,20 @@ def legal_sets_buffer_class() -> type:
                 else:
                     self.action_masks[self.pos] = m
             RolloutBuffer.add(self, *args, **kwargs)
+
+        def compute_returns_and_advantage(self, last_values: torch.Tensor, dones: np.ndarray) -> None:
+            if target == "scale":
+                return RolloutBuffer.compute_returns_and_advantage(self, last_values, dones)
+            T, E = self.buffer_size, self.n_envs
+
+            def bidding(planes: Any) -> np.ndarray:
+                x = torch.as_tensor(np.asarray(planes).reshape(-1, OBS_CELLS), dtype=torch.float32)
+                return (net_of_planes(x) == BIDDING_NET).numpy()
+
+            self.advantages[:], self.returns[:] = split_targets(
+                self.values, self.rewards, self.episode_starts, last_values.detach().cpu().numpy().reshape(E),
+                np.asarray(dones).reshape(E), bidding(self.observations).reshape(T, E), bidding(self.next_obs()),
+                self.gae_lambda, self.gamma)
 
     return LegalSetsRolloutBuffer
 
@@ -449,7 +509,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 128, n_steps: int = 32, batch_size: int = 1024, n_epochs: int = 2, learning_rate: float | None = None,
           gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, bid_entropy_coeff: float = 0.01,
-          bid_epsilon: float = 0.1,
+          bid_epsilon: float = 0.1, target: str = "scale",
           checkpoint_seconds: float = 120.0,
           progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
     """MaskablePPO with :class:`MoveScoringSB3Policy` at one seat (drawn per hand) against ``opponents``
@@ -463,7 +523,9 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     a hand's return stays within about [-1, 1]); ``gamma`` 1: the score is the whole hand's. ``bid_epsilon``:
     bids, doubles and redoubles drawn uniformly with this probability (against fixed opponents a seat that
     never bids never plays as landlord, so nothing would show it that bidding can pay); ``ent_coef`` the
-    entropy bonus of play, ``bid_entropy_coeff`` that of bids, doubles and redoubles.
+    entropy bonus of play, ``bid_entropy_coeff`` that of bids, doubles and redoubles. ``target``: ``"scale"``,
+    every decision towards the scaled score; ``"sign_play"``, play towards win/loss and bids towards the scaled
+    score, two trajectories a hand (:func:`split_targets`; TorchRL's and DMC's ``sign_play``).
     ``init``: start from a DMC checkpoint (``"pretrained"``), else from scratch with the given layers.
     ``learning_rate``: 1e-3 from scratch (the batch geometry of the other learners: 4,096 decisions a rollout,
     minibatches of 1,024, 2 epochs, as RLlib's and Tianshou's defaults), 3e-5 from a DMC start (its logits are Q / 0.05: every gradient
@@ -495,9 +557,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         "state_layers": list(state_layers), "head_layers": list(head_layers), "hand_after": hand_after}
     coeff, play, bid = entropy_weights(ent_coef, bid_entropy_coeff)
     policy_kwargs.update(bid_epsilon=bid_epsilon, entropy_weights=(play, bid))
-    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(), n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
+    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(target), n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
                         learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=coeff,
                         policy_kwargs=policy_kwargs, seed=seed + int(ses.done["steps"]), device="cpu", verbose=0)
+    model.rollout_buffer.next_obs = lambda: model._last_obs  # (split_targets: the rows after the rollout)
     # (a resumed run is seeded with seed + its steps so far: it deals new hands, not the first run's again)
     if resumed:
         model.set_parameters(zip_path, exact_match=True, device="cpu")
@@ -507,7 +570,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
               "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
               "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs, "learning_rate": learning_rate,
               "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef,
-              "bid_entropy_coeff": bid_entropy_coeff, "bid_epsilon": bid_epsilon}
+              "bid_entropy_coeff": bid_entropy_coeff, "bid_epsilon": bid_epsilon, "target": target}
     info = {"config": config, "seed": seed}
 
     def save() -> None:
@@ -550,4 +613,4 @@ def check_options(options: dict) -> dict:
     return check("sb3", options, DEFAULTS)
 
 
-__all__ = ["check_options", "DEFAULTS", "MoveScoringSB3Policy", "LegalMovesDistribution", "export_policy", "policy_from_zip", "from_spec", "train"]
+__all__ = ["check_options", "DEFAULTS", "split_targets", "MoveScoringSB3Policy", "LegalMovesDistribution", "export_policy", "policy_from_zip", "from_spec", "train"]

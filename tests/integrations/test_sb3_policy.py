@@ -432,3 +432,79 @@ def test_the_policy_scores_padded_legal_ids_as_the_dense_masks():
         v1, lp1, e1 = model.policy.evaluate_actions(x, acts, action_masks=torch.as_tensor(masks).float())
         v2, lp2, e2 = model.policy.evaluate_actions(x, acts, action_masks=torch.as_tensor(padded))
     assert torch.equal(v1, v2) and torch.allclose(lp1, lp2) and torch.allclose(e1, e2)
+
+
+def test_split_targets_without_bids_is_sb3s_own_gae_on_win_loss_rewards():
+    """With no bid row and rewards of +-1 (sign(r) = r), target sign_play's GAE is SB3's own, row for row."""
+    from stable_baselines3.common.buffers import RolloutBuffer
+
+    from agents.integrations.sb3_policy import split_targets
+
+    rng = np.random.default_rng(3)
+    T, E = 12, 5
+    buf = RolloutBuffer(T, gymnasium.spaces.Box(0, 1, (1,)), gymnasium.spaces.Discrete(2), n_envs=E, gamma=1.0,
+                        gae_lambda=0.9)
+    buf.values[:] = rng.normal(size=(T, E))
+    buf.episode_starts[:] = rng.random((T, E)) < 0.3
+    dones = rng.random(E) < 0.5
+    ends = np.vstack([buf.episode_starts[1:], dones[None]]).astype(bool)  # (the learner's last row of a hand)
+    buf.rewards[:] = np.where(ends, rng.choice([-1.0, 1.0], size=(T, E)), 0.0)
+    last = rng.normal(size=E).astype(np.float32)
+    adv, ret = split_targets(buf.values, buf.rewards, buf.episode_starts, last, dones, np.zeros((T, E), bool),
+                             np.zeros(E, bool), 0.9)
+    buf.compute_returns_and_advantage(torch.as_tensor(last), dones)
+    assert np.allclose(adv, buf.advantages, atol=1e-6) and np.allclose(ret, buf.returns, atol=1e-6)
+
+
+def test_split_targets_end_play_in_the_win_and_bids_in_the_score_each_with_its_own_gae():
+    """One table: a hand of two bids and two plays ending in -0.6 (a loss), then a hand open at the rollout's
+    end. Play ends in -1, the bids in -0.6, each summed back over its own rows (lambda 0.5); the open hand's
+    play bootstraps from the next row's value and its bid gets no update, unless the next row is a bid."""
+    from agents.integrations.sb3_policy import split_targets
+
+    values = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]], np.float32)
+    rewards = np.array([[0.0], [0.0], [0.0], [-0.6], [0.0], [0.0]], np.float32)
+    starts = np.array([[1], [0], [0], [0], [1], [0]], np.float32)
+    bidding = np.array([[1], [1], [0], [0], [1], [0]], bool)
+    adv, ret = split_targets(values, rewards, starts, np.array([0.7]), np.array([False]), bidding,
+                             np.array([False]), 0.5)
+    assert np.allclose(adv[:, 0], [0.1 + 0.5 * -0.8, -0.8, 0.1 + 0.5 * -1.4, -1.4, 0.0, 0.1])
+    assert np.allclose(ret - values, adv) and ret[4, 0] == values[4, 0]
+    bidding[5] = True  # (the open hand still bidding: its bids bootstrap from the next bid row's value)
+    adv, _ = split_targets(values, rewards, starts, np.array([0.7]), np.array([False]), bidding,
+                           np.array([True]), 0.5)
+    assert np.allclose(adv[4:, 0], [0.1 + 0.5 * 0.1, 0.1])
+
+
+def test_sb3_target_sign_play_trains_through_the_legal_sets_buffer(tmp_path):
+    """A short run with target sign_play: the buffer's advantages are split_targets' (not SB3's GAE), the run
+    exports a policy, and a bad target is refused."""
+    from agents.integrations.sb3_policy import legal_sets_buffer_class, seat_tables, split_targets
+
+    env = seat_tables(8, ["rule"], seed=2)
+    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class("sign_play"),
+                        n_steps=16, batch_size=64, n_epochs=1, gamma=1.0, seed=0, device="cpu", policy_kwargs=SMALL)
+    model.rollout_buffer.next_obs = lambda: model._last_obs
+    seen = []
+    compute = model.rollout_buffer.compute_returns_and_advantage
+
+    def checked(last_values, dones):
+        compute(last_values, dones)
+        b = model.rollout_buffer
+        seen.append((b.advantages.copy(), b.rewards.copy(), b.values.copy(), b.episode_starts.copy(),
+                     last_values.numpy().reshape(-1).copy(), np.asarray(dones).copy(), model._last_obs.copy(),
+                     b.observations.copy()))
+
+    model.rollout_buffer.compute_returns_and_advantage = checked
+    model.learn(total_timesteps=128)
+    adv, rewards, values, starts, last, dones, nxt, obs = seen[0]
+    from agents.dmc.model import BIDDING_NET
+    from agents.integrations.move_policy import net_of_planes
+
+    def bid(planes):
+        return (net_of_planes(torch.as_tensor(planes.reshape(-1, 1740), dtype=torch.float32)) == BIDDING_NET).numpy()
+
+    want, _ = split_targets(values, rewards, starts, last, dones, bid(obs).reshape(16, 8), bid(nxt), 0.95)
+    assert np.allclose(adv, want) and bid(obs).any() and (~bid(obs)).any() and (rewards != 0).any()
+    with pytest.raises(ValueError, match="target"):
+        legal_sets_buffer_class("score")
