@@ -58,6 +58,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "opponents": (_specs, "an agent spec or a list of them ('self': a frozen copy of the policy, where taken)"),
     "init": (lambda v: v is None or isinstance(v, str) and bool(v), "null or a DMC agent spec ('pretrained', a run)"),
     "checkpoint_seconds": _POSITIVE, "progress_seconds": _POSITIVE,
+    "collectors": (_number(0, 64, True), "an integer 0..64 (0: collect in the learner's process)"),
 }
 
 

@@ -277,10 +277,12 @@ class Collector:
             seats = self.rng.permutation(3)[:int(self.rng.integers(1, 3))]
             self.holder[b, seats] = k
 
-    def refresh(self) -> None:
-        """After an update: the frozen copies of ``"self"`` take the policy's weights every ``snapshot_every``."""
-        self.updates += 1
-        if self.updates % self.snapshot_every == 0:
+    def refresh(self, updates: int | None = None) -> None:
+        """After an update (or, with ``updates``, once the learner has made that many): the frozen copies of
+        ``"self"`` take the policy's weights each time the count passes a multiple of ``snapshot_every``."""
+        before = self.updates
+        self.updates = before + 1 if updates is None else int(updates)
+        if self.updates // self.snapshot_every > before // self.snapshot_every:
             for spec, agent in zip(self.specs, self.opponents):
                 if spec == "self":
                     agent.policy.load_state_dict(self.policy.state_dict())

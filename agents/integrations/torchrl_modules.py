@@ -186,7 +186,7 @@ DEFAULTS: dict[str, Any] = {
     "gae_lambda": 0.95, "target": "sign_play", "score_scale": 8.0, "opponents": ["self", "rule"],
     "opponent_share": 0.5, "snapshot_every": 50, "central_critic": False, "critic_layers": (256,),
     "state_layers": (256,), "head_layers": (128,), "init": None,
-    "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1,
+    "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1, "collectors": 0,
 }
 STATE_FILE = "torchrl_state.pt"
 
@@ -249,10 +249,15 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         optim.load_state_dict(ck["optimizer"])
     batches = int(ses.done["batches"])  # (a resumed run is seeded with seed + its batches: it deals new hands)
     torch.manual_seed(seed + batches)
-    collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + batches, lam=o["gae_lambda"],
-                                  target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
-                                  opponents=o["opponents"], opponent_share=o["opponent_share"],
-                                  snapshot_every=o["snapshot_every"], critic=critic)
+    play = dict(lam=o["gae_lambda"], target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
+                opponents=o["opponents"], opponent_share=o["opponent_share"], snapshot_every=o["snapshot_every"])
+    if o["collectors"]:
+        from .collectors import ProcessCollectors
+
+        collector = ProcessCollectors(policy, critic, o["collectors"], o["num_envs"], seed=seed * 1000 + batches,
+                                      decisions=int(o["decisions_per_batch"]), threads=o["threads"], **play)
+    else:
+        collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + batches, critic=critic, **play)
     settings = PPOSettings(clip=o["clip_epsilon"], vf_coef=o["vf_coef"], entropy_coeff=o["entropy_coeff"],
                            bid_entropy_coeff=o["bid_entropy_coeff"])
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
@@ -270,20 +275,27 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
         return (f"learner's mean score {np.mean(recent) if recent else 0:+.2f} a seat-hand, entropy "
                 f"{parts['entropy']:.2f}")
 
-    while ses.running():
-        batch = collector.collect(int(o["decisions_per_batch"]))
-        n = len(batch)
-        for _ in range(int(o["epochs"])):
-            for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
-                total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist, critic=critic)
-                optim.zero_grad()
-                total.backward()
-                nn.utils.clip_grad_norm_(params, 1.0)
-                optim.step()
-        collector.refresh()
-        ses.done["steps"] += n
-        ses.done["batches"] += 1
-        ses.tick(save, line)
+    try:
+        while ses.running():
+            batch = collector.collect(int(o["decisions_per_batch"]))
+            n = len(batch)
+            for _ in range(int(o["epochs"])):
+                for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
+                    total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist,
+                                            critic=critic)
+                    optim.zero_grad()
+                    total.backward()
+                    nn.utils.clip_grad_norm_(params, 1.0)
+                    optim.step()
+            collector.refresh()
+            if o["collectors"]:
+                ses.done["cpu_seconds"] += collector.take_cpu()  # (the collector processes' own)
+            ses.done["steps"] += n
+            ses.done["batches"] += 1
+            ses.tick(save, line)
+    finally:
+        if o["collectors"]:
+            collector.close()
     return ses.finish(save)
 
 

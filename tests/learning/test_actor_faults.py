@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 
 from agents.dmc.config import load_config
 from agents.dmc.model import DMCModel
-from agents.dmc.learner.sources import SharedMemorySource, _read_weights
+from agents.dmc.learner.sources import SharedMemorySource, read_weights
 
 from actor_processes import actor_pids as _actors
 from common import ROOT, SMOKE
@@ -29,9 +29,9 @@ def test_the_weights_are_not_read_while_the_learner_writes_them():
     version = V()
     version.value = 3  # odd: a write in progress
     before = {k: v.clone() for k, v in dst.state_dict().items()}
-    assert _read_weights(src, version, dst) is None
+    assert read_weights(src, version, dst) is None
     version.value = 4
-    assert _read_weights(src, version, dst) == 4
+    assert read_weights(src, version, dst) == 4
     assert all(torch.equal(v, src.state_dict()[k]) for k, v in dst.state_dict().items())
     assert not all(torch.equal(v, before[k]) for k, v in dst.state_dict().items())
 

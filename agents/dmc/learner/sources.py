@@ -75,7 +75,7 @@ class InlineSource:
 
 
 # ---------------------------------------------------------------------------------------------- shared memory
-def _read_weights(shared_model: DMCModel, version, model: DMCModel) -> int | None:
+def read_weights(shared_model: torch.nn.Module, version, model: torch.nn.Module) -> int | None:
     """Copy the shared weights into ``model`` unless the learner is writing them: the version it read
     (even), or None (odd: a write in progress, or it changed during the copy; the caller tries later).
 
@@ -113,7 +113,7 @@ def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, version, buffe
     try:
         while not orphaned():
             if sent % cfg.sync_every == 0 and version.value != seen:
-                got = _read_weights(shared_model, version, model)
+                got = read_weights(shared_model, version, model)
                 seen = got if got is not None else seen
             collector.step(model)
             while collector.ring.size >= cfg.batch_size:
@@ -151,7 +151,7 @@ class SharedMemorySource:
 
     Each actor owns ``num_buffers // num_actors`` (at least 2) shared-memory batch buffers and a pipe
     to the learner; the weights go through a shared model copy guarded by a sequence lock
-    (:func:`_read_weights`). Nothing is shared between actors, so one that dies (killed, out of
+    (:func:`read_weights`). Nothing is shared between actors, so one that dies (killed, out of
     memory, a crash) harms no other: the learner notices at once (it waits on the actors' pipes
     and process sentinels together), logs a warning and starts a replacement with fresh deals,
     as the Ray source does. An actor that dies before sending its first batch
@@ -431,4 +431,4 @@ def make_source(cfg: TrainConfig, model: DMCModel, frames: int, collector: Colle
     return SharedMemorySource(cfg, model, frames)
 
 
-__all__ = ["ActorsFailed", "InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "BATCH_KEYS"]
+__all__ = ["ActorsFailed", "InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "read_weights", "BATCH_KEYS"]
