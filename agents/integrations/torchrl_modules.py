@@ -218,6 +218,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     ``"sign_play"``; ``"scale"``: the score everywhere); then ``epochs`` passes of PPO in minibatches,
     each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
     (:func:`candidates_dist`). Bids are explored more than play (``bid_epsilon``, ``bid_entropy_coeff``).
+    With ``collectors`` N > 0 the tables play in N processes of their own while the learner updates
+    (:class:`~agents.integrations.collectors.ProcessCollectors`; not repeatable bit for bit).
 
     ``run_dir`` gets ``torchrl_state.pt`` (weights, optimizer), ``state.json`` (decisions, wall and CPU
     seconds so far) and ``policy.pt`` (the export format) every ``checkpoint_seconds`` and at the end;
