@@ -7,8 +7,8 @@ whole batches of released decisions through a pipe, while the learner updates on
 
 =========================  ================================================================================
 weights                    after each update the learner copies its weights into a shared-memory copy
-                           under a sequence lock (the DMC actors' :func:`~agents.dmc.learner.sources.
-                           read_weights`); a collector takes them before each batch. A batch is played
+                           under a sequence lock (:mod:`agents.runs.weights`, as DMC's
+                           actors); a collector takes them before each batch. A batch is played
                            by the weights of one or two updates before: PPO's ratio is taken against the
                            log-probabilities stored at acting, so it stays an importance weight
 snapshots                  ``"self"`` opponents are refreshed in the collector every ``snapshot_every``
@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import multiprocessing as mp
 
-from ..dmc.learner.sources import read_weights
+from ..runs.weights import read_weights, write_weights
 from .selfplay import Batch, CentralCritic, Collector
 
 #: a collector's seed is ``seed + SEED_STRIDE * rank`` (rank 0: the in-process collector's seed)
@@ -146,11 +146,7 @@ class ProcessCollectors:
 
     def refresh(self) -> None:
         """After an update: the learner's weights to the collectors (a sequence lock: odd while writing)."""
-        self.version.value += 1
-        with torch.no_grad():
-            for dst, src in zip(self.shared_params, self.models.state_dict().values()):
-                dst.copy_(src)
-        self.version.value += 1
+        write_weights(self.shared_params, self.version, self.models.state_dict().values())
 
     def take_cpu(self) -> float:
         """The collectors' CPU seconds reported since the last call."""

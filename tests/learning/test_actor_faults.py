@@ -14,7 +14,8 @@ torch = pytest.importorskip("torch", reason="the DMC trainer needs the train ext
 
 from agents.dmc.config import load_config
 from agents.dmc.model import DMCModel
-from agents.dmc.learner.sources import SharedMemorySource, read_weights
+from agents.dmc.learner.sources import SharedMemorySource
+from agents.runs.weights import read_weights
 
 from actor_processes import actor_pids as _actors
 from common import ROOT, SMOKE

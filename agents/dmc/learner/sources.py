@@ -32,6 +32,7 @@ from torch import multiprocessing as mp
 from ..config import TrainConfig, config_from_dict
 from .experience import Collector, Stats
 from ..model import DMCModel, make_model, sample_cells
+from ...runs.weights import read_weights, write_weights
 
 log = logging.getLogger("dmc")
 BATCH_KEYS = ("obs", "action", "net", "target")
@@ -75,20 +76,6 @@ class InlineSource:
 
 
 # ---------------------------------------------------------------------------------------------- shared memory
-def read_weights(shared_model: torch.nn.Module, version, model: torch.nn.Module) -> int | None:
-    """Copy the shared weights into ``model`` unless the learner is writing them: the version it read
-    (even), or None (odd: a write in progress, or it changed during the copy; the caller tries later).
-
-    A sequence lock: the learner makes ``version`` odd, writes, makes it even again. No lock is held
-    across processes, so an actor killed at any point cannot block the learner (with a shared lock,
-    an actor killed while copying hung the learner forever)."""
-    v = version.value
-    if v % 2:
-        return None
-    model.load_state_dict(shared_model.state_dict())
-    return v if version.value == v else None
-
-
 def actor_loop(rank: int, cfg_dict: dict, shared_model: DMCModel, version, buffers: dict[str, torch.Tensor],
                slots: list[int], conn, seed_offset: int = 0, learner_pid: int | None = None) -> None:
     """An actor process: act on ``num_envs`` tables, send batches through its shared buffers ``slots``.
@@ -151,7 +138,7 @@ class SharedMemorySource:
 
     Each actor owns ``num_buffers // num_actors`` (at least 2) shared-memory batch buffers and a pipe
     to the learner; the weights go through a shared model copy guarded by a sequence lock
-    (:func:`read_weights`). Nothing is shared between actors, so one that dies (killed, out of
+    (:mod:`agents.runs.weights`). Nothing is shared between actors, so one that dies (killed, out of
     memory, a crash) harms no other: the learner notices at once (it waits on the actors' pipes
     and process sentinels together), logs a warning and starts a replacement with fresh deals,
     as the Ray source does. An actor that dies before sending its first batch
@@ -249,10 +236,7 @@ class SharedMemorySource:
                                    f"{[r for r, p in self.procs.items() if p.is_alive()]})")
 
     def publish(self, model: DMCModel) -> None:
-        self.version.value += 1  # odd: readers wait
-        for dst, src in zip(self.shared_params, model.state_dict().values()):
-            dst.copy_(src)
-        self.version.value += 1
+        write_weights(self.shared_params, self.version, model.state_dict().values())
 
     def close(self) -> None:
         for c in self.conns.values():
@@ -431,4 +415,4 @@ def make_source(cfg: TrainConfig, model: DMCModel, frames: int, collector: Colle
     return SharedMemorySource(cfg, model, frames)
 
 
-__all__ = ["ActorsFailed", "InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "read_weights", "BATCH_KEYS"]
+__all__ = ["ActorsFailed", "InlineSource", "SharedMemorySource", "RaySource", "make_source", "actor_loop", "actor_seed", "BATCH_KEYS"]
