@@ -9,11 +9,11 @@ whole batches of released decisions through a pipe, while the learner updates on
 weights                    after each update the learner copies its weights into a shared-memory copy
                            under a sequence lock (:mod:`agents.runs.weights`, as DMC's
                            actors); a collector takes them before each batch. A batch is played
-                           by the weights of one or two updates before: PPO's ratio is taken against the
+                           by the weights of a few updates before: PPO's ratio is taken against the
                            log-probabilities stored at acting, so it stays an importance weight
 snapshots                  ``"self"`` opponents are refreshed in the collector every ``snapshot_every``
                            updates of the learner (the version it read says how many)
-batches                    numpy arrays through the pipe (a batch of 4,096 decisions is about 9 MB); a
+batches                    numpy arrays through the pipe (a batch of 4,152 decisions pickled to 7.7 MB); a
                            collector blocks on sending until the learner takes the batch, so it runs at
                            most one batch ahead
 CPU seconds                each batch carries the CPU seconds its process spent on it; the learner adds
