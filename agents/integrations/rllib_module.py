@@ -156,35 +156,41 @@ class SplitTargetsEnv(MultiAgentEnv):
 # ---------------------------------------------------------------------------------------------- module
 class LegalMovesCategorical(TorchCategorical):
     """RLlib's categorical over each row's legal moves only. Its inputs (the module's
-    ``ACTION_DIST_INPUTS``, ``(B, 2 * LEGAL_WIDTH + 1)``) are the candidates' log-probabilities, then their
-    action ids as floats (exact below 2**24; ``-1`` in unused slots, whose logits are ``FLOAT_MIN``), then the
-    row's entropy weight (RLlib's one ``entropy_coeff`` times it is the row's coefficient: bids can be
-    explored more than play, `move_policy.entropy_weights`). Samples, ``logp``, the greedy action and ``kl``
-    are in action ids / over the same slots
-    (:class:`~agents.integrations.move_policy.CandidateCategorical`): no 24,648-wide tensor anywhere."""
+    ``ACTION_DIST_INPUTS``, ``(B, 2 * LEGAL_WIDTH + 2)``) are the policy's log-probabilities of the candidates,
+    then their action ids as floats (exact below 2**24; ``-1`` in unused slots, whose logits are
+    ``FLOAT_MIN``), then the row's entropy weight (RLlib's one ``entropy_coeff`` times it is the row's
+    coefficient: bids can be explored more than play, `move_policy.entropy_weights`), then the row's bid
+    exploration ``epsilon`` (0 in play). Samples, ``logp`` and ``kl`` are the behaviour mixture's, which
+    draws uniformly with probability ``epsilon`` (`move_policy.explore_bids`, so PPO's ratio stays an
+    importance weight); the entropy is the policy's own, and the greedy action its highest logit. All are in
+    action ids / over the same slots (:class:`~agents.integrations.move_policy.CandidateCategorical`): no
+    24,648-wide tensor anywhere."""
 
     def __init__(self, logits: torch.Tensor = None, probs: torch.Tensor = None, ids: torch.Tensor = None,
-                 entropy_weight: torch.Tensor = None):
+                 entropy_weight: torch.Tensor = None, policy_logp: torch.Tensor = None):
         if ids is None:
             raise ValueError("LegalMovesCategorical needs the candidates' action ids (from_logits splits them off)")
-        self.ids, self.entropy_weight = ids, entropy_weight
+        self.ids, self.entropy_weight, self.policy_logp = ids, entropy_weight, policy_logp
         super().__init__(logits=logits)
 
     @classmethod
     def from_logits(cls, logits: torch.Tensor, **kwargs: Any) -> "LegalMovesCategorical":
         width = LEGAL_WIDTH
-        if logits.shape[-1] != 2 * width + 1:
-            raise ValueError(f"LegalMovesCategorical takes (B, {2 * width + 1}) inputs (log-probabilities, ids, "
-                             f"entropy weight); got {tuple(logits.shape)}")
-        return cls(logits=logits[..., :width], ids=logits[..., width:2 * width].round().long(),
-                   entropy_weight=logits[..., 2 * width])
+        if logits.shape[-1] != 2 * width + 2:
+            raise ValueError(f"LegalMovesCategorical takes (B, {2 * width + 2}) inputs (log-probabilities, ids, "
+                             f"entropy weight, bid epsilon); got {tuple(logits.shape)}")
+        own, ids = logits[..., :width], logits[..., width:2 * width].round().long()
+        epsilon = logits[..., 2 * width + 1]
+        mixed = explore_bids(own, ids >= 0, epsilon > 0, epsilon).clamp(min=FLOAT_MIN)
+        return cls(logits=mixed, ids=ids, entropy_weight=logits[..., 2 * width], policy_logp=own)
 
     def _get_torch_distribution(self, logits=None, probs=None):
-        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0, self.entropy_weight)
+        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0, self.entropy_weight,
+                                    self.policy_logp)
 
     @staticmethod
     def required_input_dim(space: Any, **kwargs: Any) -> int:
-        return 2 * LEGAL_WIDTH + 1
+        return 2 * LEGAL_WIDTH + 2
 
     def to_deterministic(self):
         from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
@@ -240,9 +246,10 @@ class MoveScoringRLModule(_LegalMovesDists, TorchRLModule, ValueFunctionAPI):
         scores, _ = self.policy.score_legal(planes, rows, legal[rows, slot])
         logits = torch.zeros(legal.shape, dtype=scores.dtype).index_put((rows, slot), scores)
         bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
-        logp = explore_bids(logits, valid, bidding, self.bid_epsilon).clamp(min=FLOAT_MIN)
+        logp = torch.log_softmax(logits.masked_fill(~valid, -torch.inf), dim=-1).clamp(min=FLOAT_MIN)
         weight = torch.where(bidding, self.bid_weight, self.play_weight).to(logp.dtype).unsqueeze(1)
-        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight], dim=1)}
+        epsilon = (bidding.to(logp.dtype) * self.bid_epsilon).unsqueeze(1)
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight, epsilon], dim=1)}
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         planes, _ = self._inputs(batch)
@@ -290,7 +297,7 @@ class FixedAgentRLModule(_LegalMovesDists, TorchRLModule):
         logp[torch.arange(n), torch.from_numpy(pick)] = 0.0
         legal = legal.clone()
         legal[~valid.any(1), 0] = 0
-        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.float(), torch.zeros(n, 1)], dim=1)}
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.float(), torch.zeros(n, 2)], dim=1)}
 
 
 class SeatsToModules:

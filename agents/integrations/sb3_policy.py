@@ -97,14 +97,15 @@ class LegalMovesDistribution(MaskableDistribution):
                            batch: int, bidding: torch.Tensor | None = None) -> "LegalMovesDistribution":
         """Set the distribution: ``logits`` (M,) of the legal ``ids`` (M,) of rows ``rows`` (M,) of ``batch``;
         the rows of ``bidding`` (B,) bool draw uniformly with probability ``bid_epsilon`` (the categorical is
-        that mixture: :func:`~agents.integrations.move_policy.explore_bids_compact`) and their entropy is
-        weighted by the bid weight of ``entropy_weights`` (play's elsewhere)."""
+        that mixture: :func:`~agents.integrations.move_policy.explore_bids_compact`; the entropy is the policy's
+        own) and their entropy is weighted by the bid weight of ``entropy_weights`` (play's elsewhere)."""
         self.rows, self.ids, self.batch, self.logits = rows, ids, int(batch), logits
         self.entropy_weight = None if bidding is None or self.play_weight == self.bid_weight == 1.0 else \
             torch.where(bidding, self.bid_weight, self.play_weight).to(logits.dtype)
         top = torch.full((batch,), -torch.inf, device=logits.device).scatter_reduce(0, rows, logits.detach(), "amax")
         total = logits.new_zeros(batch).index_add(0, rows, (logits - top.index_select(0, rows)).exp())
         self.log_p = logits - (top + total.log()).index_select(0, rows)  # (M,) log-probabilities
+        self.log_pi = self.log_p  # the policy's own: the entropy bonus's (CandidateCategorical's policy_logp)
         if bidding is not None and self.bid_epsilon > 0:
             self.log_p = explore_bids_compact(self.log_p, rows, bidding, self.bid_epsilon)
         return self
@@ -123,8 +124,9 @@ class LegalMovesDistribution(MaskableDistribution):
                                                           self.log_p.index_select(0, hit))
 
     def entropy(self) -> torch.Tensor:
-        """(B,) entropy over each row's legal ids (times the row's entropy weight, when bids and play differ)."""
-        h = -self.log_p.new_zeros(self.batch).index_add(0, self.rows, self.log_p.exp() * self.log_p)
+        """(B,) the policy's entropy over each row's legal ids (times the row's entropy weight, when bids and
+        play differ): the policy's, not the bid-exploring mixture's, whose ``epsilon / n`` floor saturates it."""
+        h = -self.log_pi.new_zeros(self.batch).index_add(0, self.rows, self.log_pi.exp() * self.log_pi)
         return h if self.entropy_weight is None else h * self.entropy_weight
 
     def _row_argmax(self, keys: torch.Tensor) -> torch.Tensor:

@@ -156,17 +156,19 @@ class Actor(nn.Module):
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
         planes, legal = _inputs(obs, self.policy.action_counts.device)
         logits, ids, valid, _ = self.policy.candidates(planes, legal)
+        own = None
         if self.bid_epsilon > 0:  # the behaviour policy explores bids: its log-probabilities are the logits
             bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
-            logits = explore_bids(logits, valid, bidding, self.bid_epsilon)
-        self.last = (ids, valid)
+            own, logits = logits, explore_bids(logits, valid, bidding, self.bid_epsilon)
+        self.last = (ids, valid, own)  # (the entropy bonus is the policy's own, not the mixture's)
         return logits, state
 
     def dist(self, logits: torch.Tensor) -> CandidateCategorical:
         """Tianshou's ``dist_fn``: the categorical over the candidates :meth:`forward` just scored."""
         if self.last is None or self.last[0].shape != logits.shape:
             raise RuntimeError("Actor.dist: call the actor on this batch first (its candidates are not known)")
-        return CandidateCategorical(logits, *self.last)
+        ids, valid, own = self.last
+        return CandidateCategorical(logits, ids, valid, policy_logp=own)
 
 
 class Critic(nn.Module):

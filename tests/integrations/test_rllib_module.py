@@ -60,9 +60,10 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
     inputs = out[Columns.ACTION_DIST_INPUTS]
     legal = obs["legal"].long()
     valid = legal >= 0
-    assert inputs.shape == (5, 2 * LEGAL_WIDTH + 1)
+    assert inputs.shape == (5, 2 * LEGAL_WIDTH + 2)
     assert torch.equal(inputs[:, LEGAL_WIDTH:2 * LEGAL_WIDTH].long(), legal)
-    assert torch.equal(inputs[:, -1], torch.ones(5))  # (entropy weights: one coefficient for bids and play)
+    assert torch.equal(inputs[:, -2], torch.ones(5))  # (entropy weights: one coefficient for bids and play)
+    assert torch.equal(inputs[:, -1], torch.zeros(5))  # (no bid exploration)
     logp = inputs[:, :LEGAL_WIDTH]
     assert (logp[~valid] < -1e30).all() and (logp[valid] > -1e30).all()
     # the same probabilities as the policy's dense logits, in the env's action ids
@@ -87,26 +88,43 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
         module.forward_train({Columns.OBS: done})[Columns.ACTION_DIST_INPUTS]).entropy()).all()
 
 
-def test_bid_exploration_mixes_uniform_into_bidding_rows_only():
+def test_bid_exploration_mixes_uniform_into_bidding_rows_only_and_the_entropy_stays_the_policys():
     env = make_env()
     obs = observations(12)
     module = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
                                  action_space=env.action_space["player_0"],
                                  model_config={"state_layers": [64], "head_layers": [32], "bid_epsilon": 0.5})
+    torch.manual_seed(1)  # (away from the uniform softmax a fresh policy starts at)
+    with torch.no_grad():
+        for w in module.parameters():
+            w.add_(0.3 * torch.randn_like(w))
     plain = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
                                 action_space=env.action_space["player_0"],
                                 model_config={"state_layers": [64], "head_layers": [32]})
     plain.load_state_dict(module.state_dict())
-    a = module.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS][:, :LEGAL_WIDTH]
-    b = plain.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS][:, :LEGAL_WIDTH]
+    cls = module.get_exploration_action_dist_cls()
+    inputs = module.forward_exploration({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
+    mixed, own = cls.from_logits(inputs), cls.from_logits(plain.forward_exploration({Columns.OBS: obs})[
+        Columns.ACTION_DIST_INPUTS])
+    a, b = mixed._dist.logits, own._dist.logits
     valid = obs["legal"] >= 0
     bidding = net_of_planes(obs["observations"]) == BIDDING_NET
     assert bidding.any() and (~bidding).any()
+    assert torch.equal(inputs[:, -1], torch.where(bidding, 0.5, 0.0))  # (the rows' exploration rate)
     n = valid.sum(1, keepdim=True)
     expected = torch.log(0.5 * b.exp() + 0.5 / n)
     assert torch.allclose(a[bidding][valid[bidding]], expected[bidding][valid[bidding]], atol=1e-5)
-    assert torch.equal(a[~bidding], b[~bidding])
+    assert torch.allclose(a[~bidding], b[~bidding])
     assert torch.allclose(a.exp().sum(1), torch.ones(12), atol=1e-5)
+    draws = mixed.sample()  # samples and logp are the mixture's (PPO's ratio is over what was sampled) ...
+    assert torch.allclose(mixed.logp(draws), a.gather(1, (obs["legal"] == draws.unsqueeze(1)).float().argmax(
+        1, keepdim=True)).squeeze(1), atol=1e-6)
+    # ... the entropy bonus is the policy's own, below the mixture's wherever the policy is not uniform
+    assert torch.allclose(mixed.entropy(), own.entropy(), atol=1e-6)
+    mixture_entropy = torch.distributions.Categorical(logits=a[bidding]).entropy()
+    assert (mixture_entropy >= own.entropy()[bidding] - 1e-6).all()
+    assert (mixture_entropy > own.entropy()[bidding] + 1e-3).any()
+    assert torch.equal(mixed.to_deterministic().sample(), own.to_deterministic().sample())
 
 
 def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
@@ -136,7 +154,7 @@ def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
     # the samples and probabilities are untouched
     draws = base.sample()
     assert torch.equal(weighted.logp(draws), base.logp(draws))
-    with pytest.raises(ValueError, match="2049"):
+    with pytest.raises(ValueError, match="2050"):
         cls.from_logits(torch.zeros(2, 2 * LEGAL_WIDTH))
     with pytest.raises(ValueError, match=">= 0"):
         build_config(entropy_coeff=0.01, bid_entropy_coeff=-0.1)

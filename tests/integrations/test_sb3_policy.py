@@ -144,7 +144,7 @@ def test_log_probs_entropy_and_values_are_the_move_scoring_policys():
     assert int(one) == int(actions[3])
 
 
-def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move():
+def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move_and_the_policys_entropy():
     from agents.dmc.model import BIDDING_NET
     from agents.integrations.move_policy import net_of_planes
 
@@ -152,6 +152,10 @@ def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move(
     x = torch.as_tensor(obs).float()
     plain = model_of(vec_env(n=1), **SMALL).policy
     mixed = model_of(vec_env(n=1), bid_epsilon=0.3, **SMALL).policy
+    torch.manual_seed(1)  # (away from the uniform softmax a fresh policy starts at)
+    with torch.no_grad():
+        for w in plain.move_policy.parameters():
+            w.add_(0.3 * torch.randn_like(w))
     mixed.move_policy.load_state_dict(plain.move_policy.state_dict())
     bidding = net_of_planes(x.reshape(len(x), -1)) == BIDDING_NET
     assert bidding.any() and (~bidding).any()
@@ -162,6 +166,11 @@ def test_bid_epsilon_makes_the_bidding_rows_a_mixture_and_keeps_the_greedy_move(
         assert torch.allclose(b.log_p[bid].exp(), 0.7 * a.log_p[bid].exp() + 0.3 / n[bid], atol=1e-6)
         assert torch.equal(b.log_p[~bid], a.log_p[~bid])
         assert torch.equal(b.mode(), a.mode())
+        # the entropy bonus is the policy's own, not the mixture's (higher wherever the policy is not uniform)
+        assert torch.allclose(b.entropy(), a.entropy(), atol=1e-6)
+        mixture = -torch.zeros(b.batch).index_add(0, b.rows, b.log_p.exp() * b.log_p)
+        assert (mixture[bidding] >= a.entropy()[bidding] - 1e-6).all()
+        assert (mixture[bidding] > a.entropy()[bidding] + 1e-3).any()
     # MaskablePPO saves and loads the option with the policy
     assert mixed._get_constructor_parameters()["bid_epsilon"] == 0.3
 

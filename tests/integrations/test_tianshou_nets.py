@@ -75,11 +75,15 @@ def test_actor_scores_the_legal_moves_only_and_its_distribution_is_the_dense_mas
     assert all(torch.isfinite(p.grad).all() for p in policy.parameters() if p.grad is not None)
 
 
-def test_bid_epsilon_mixes_uniform_into_the_bidding_rows_only():
+def test_bid_epsilon_mixes_uniform_into_the_bidding_rows_only_and_the_entropy_stays_the_policys():
     from agents.dmc.model import BIDDING_NET
     from agents.integrations.move_policy import net_of_planes
 
     policy = small_policy()
+    torch.manual_seed(1)  # (away from the uniform softmax a fresh policy starts at)
+    with torch.no_grad():
+        for w in policy.parameters():
+            w.add_(0.3 * torch.randn_like(w))
     obs = observations(12)
     plain, mixed = Actor(policy), Actor(policy, bid_epsilon=0.4)
     with torch.no_grad():
@@ -90,6 +94,10 @@ def test_bid_epsilon_mixes_uniform_into_the_bidding_rows_only():
     assert torch.allclose(b.probs[bidding], (0.6 * a.probs + 0.4 / n)[bidding] * a.valid[bidding], atol=1e-6)
     assert torch.allclose(b.probs[~bidding], a.probs[~bidding], atol=1e-6)
     assert torch.equal(b.mode, a.mode)
+    # the entropy bonus is the policy's own, not the mixture's (higher wherever the policy is not uniform)
+    assert torch.allclose(b.entropy(), a.entropy(), atol=1e-6)
+    mixture = torch.distributions.Categorical(logits=b.logits[bidding]).entropy()
+    assert (mixture >= a.entropy()[bidding] - 1e-6).all() and (mixture > a.entropy()[bidding] + 1e-3).any()
 
 
 def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move():
