@@ -115,7 +115,10 @@ def explore_bids(logits: torch.Tensor, valid: torch.Tensor, bidding: torch.Tenso
     if eps.ndim == 1:
         eps = eps.unsqueeze(-1)
     n = valid.sum(-1, keepdim=True).clamp(min=1).to(logp.dtype)
-    mixed = torch.logaddexp(logp + torch.log1p(-eps), (eps / n).log())
+    # (a row with epsilon 0 gets a floor of the smallest float, not log 0: logaddexp(-inf, -inf) in its padding
+    # slots has a NaN gradient, which torch.where's unselected branch would still pass back)
+    floor = (eps / n).clamp(min=torch.finfo(logp.dtype).tiny).log()
+    mixed = torch.logaddexp(logp + torch.log1p(-eps), floor)
     mixed = mixed.masked_fill(~valid, -torch.inf)
     return torch.where(bidding.unsqueeze(-1), mixed, logp)
 

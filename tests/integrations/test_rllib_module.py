@@ -125,6 +125,11 @@ def test_bid_exploration_mixes_uniform_into_bidding_rows_only_and_the_entropy_st
     assert (mixture_entropy >= own.entropy()[bidding] - 1e-6).all()
     assert (mixture_entropy > own.entropy()[bidding] + 1e-3).any()
     assert torch.equal(mixed.to_deterministic().sample(), own.to_deterministic().sample())
+    # the loss's gradient is finite (play rows have epsilon 0: a log 0 in their padding once gave NaN)
+    dist = cls.from_logits(module.forward_train({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS])
+    (dist.logp(draws).sum() + dist.entropy().sum()).backward()
+    grads = [w.grad for w in module.parameters() if w.grad is not None]
+    assert grads and all(bool(torch.isfinite(g).all()) for g in grads)
 
 
 def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
