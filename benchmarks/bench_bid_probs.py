@@ -6,7 +6,7 @@ the greedy choice) at the first bid turn of many deals.
 
 The first bid turn of a hand offers every bid (pass, 1, 2, 3), so each deal gives one decision over the
 same four moves. Prints, for each policy file, the mean probability of each bid, how often each is the
-greedy choice (what ``evaluate.py`` plays) and the median probability of the favourite bid. A collapsed
+greedy choice (what evaluate.py plays) and the median probability of the favourite bid. A collapsed
 bid head puts probability near 1 on one bid in every hand; a greedy choice that is always the same bid
 with probabilities well below 1 is a policy that prefers that bid, not one that has stopped exploring.
 """
