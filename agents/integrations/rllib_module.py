@@ -39,14 +39,14 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ddz_env.actions import NUM_ACTIONS
-from ddz_env.observation import OBS_CELLS, OBS_SHAPE
+from ddz_env.observation import OBS_SHAPE
 from ddz_env.rules import Phase
 
 from ..dmc.model import BIDDING_NET
 from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
     save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
 from .rllib_files import MODULE_ID, POLICY_FILE
+from .rllib_tables import DECISIONS, OBS_SPACE, TablesEnvRunner
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -57,10 +57,7 @@ class RLlibObs(BaseWrapper):
     legal action ids first and ``-1`` after them (the compact legal set: 4 KB a step, not RLlib's masked dict's
     24,648 float32 mask, 96 KB)."""
 
-    _space = spaces.Dict({
-        "observations": spaces.Box(0.0, 1.0, (OBS_CELLS,), np.float32),
-        "legal": spaces.Box(-1, NUM_ACTIONS - 1, (LEGAL_WIDTH,), np.int32),
-    })
+    _space = OBS_SPACE
 
     def observation_space(self, agent):
         return self._space
@@ -181,6 +178,10 @@ class LegalMovesCategorical(TorchCategorical):
                              f"entropy weight, bid epsilon); got {tuple(logits.shape)}")
         own, ids = logits[..., :width], logits[..., width:2 * width].round().long()
         epsilon = logits[..., 2 * width + 1]
+        # (the ids are packed to the left: the batch's widest set is the last slot that counts, about a tenth of
+        # LEGAL_WIDTH in a batch of 2,048; every op below, and its backward pass, works on that width only)
+        k = _widest(ids)
+        own, ids = own[..., :k], ids[..., :k]
         mixed = explore_bids(own, ids >= 0, epsilon > 0, epsilon).clamp(min=FLOAT_MIN)
         return cls(logits=mixed, ids=ids, entropy_weight=logits[..., 2 * width], policy_logp=own)
 
@@ -192,10 +193,28 @@ class LegalMovesCategorical(TorchCategorical):
     def required_input_dim(space: Any, **kwargs: Any) -> int:
         return 2 * LEGAL_WIDTH + 2
 
+    def kl(self, other: "LegalMovesCategorical") -> torch.Tensor:
+        """KL(self || other) row by row, over slots (the same rows' candidates are in the same slots). The two
+        can have different widths: PPO's learner adds a time step to each episode chunk (masked out of its
+        loss) whose stored inputs are not those its forward pass gives, so the widest rows differ; the
+        narrower is padded. As ``torch``'s categorical KL: 0 where ``self`` has probability 0."""
+        a, b = self._dist.logits, other._dist.logits
+        k = max(a.shape[-1], b.shape[-1])
+        a = torch.nn.functional.pad(a, (0, k - a.shape[-1]), value=-torch.inf)
+        b = torch.nn.functional.pad(b, (0, k - b.shape[-1]), value=-torch.inf)
+        p = a.exp()
+        return torch.where(p > 0, p * (a - b), torch.zeros_like(p)).sum(-1)
+
     def to_deterministic(self):
         from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
 
         return TorchDeterministic(loc=self._dist.mode)
+
+
+def _widest(ids: torch.Tensor) -> int:
+    """The number of slots that hold a move in the widest row of ``ids`` (B, W) (legal ids packed to the left,
+    then -1): at least 1."""
+    return max(int((ids >= 0).sum(-1).max()), 1) if ids.numel() else 1
 
 
 class _LegalMovesDists:
@@ -241,12 +260,14 @@ class MoveScoringRLModule(_LegalMovesDists, TorchRLModule, ValueFunctionAPI):
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
         planes, legal = self._inputs(batch)
-        valid = legal >= 0
+        k = _widest(legal)  # (computed over the batch's widest set, padded back to LEGAL_WIDTH at the end)
+        valid = legal[:, :k] >= 0
         rows, slot = valid.nonzero(as_tuple=True)
         scores, _ = self.policy.score_legal(planes, rows, legal[rows, slot])
-        logits = torch.zeros(legal.shape, dtype=scores.dtype).index_put((rows, slot), scores)
+        logits = torch.zeros(valid.shape, dtype=scores.dtype).index_put((rows, slot), scores)
         bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
         logp = torch.log_softmax(logits.masked_fill(~valid, -torch.inf), dim=-1).clamp(min=FLOAT_MIN)
+        logp = torch.nn.functional.pad(logp, (0, legal.shape[1] - k), value=FLOAT_MIN)
         weight = torch.where(bidding, self.bid_weight, self.play_weight).to(logp.dtype).unsqueeze(1)
         epsilon = (bidding.to(logp.dtype) * self.bid_epsilon).unsqueeze(1)
         return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight, epsilon], dim=1)}
@@ -349,7 +370,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
                  reward_scale: float = 0.05, reward: str = "score", score_scale: float = 8.0, entropy_coeff: float = 0.0,
                  bid_entropy_coeff: float | None = None,
                  bid_epsilon: float = 0.0, opponents=(), opponent_share: float = 0.0, seed: int = 0,
-                 env_name: str = "ddz_rllib"):
+                 vector_env: bool = False, env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
     runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale`` (``reward``
@@ -359,7 +380,9 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     (``None``: the same) in bids, doubles and redoubles: RLlib's one coefficient and per-row weights.
     ``opponents`` (agent specs, e.g. ``["rule"]``): in ``opponent_share`` of the hands one or two seats go to
     one of them, a :class:`FixedAgentRLModule` each (``opponent0``, ``opponent1``...), which is not trained
-    (:class:`SeatsToModules`); ``"self"`` is refused: the other seats are the shared module already."""
+    (:class:`SeatsToModules`); ``"self"`` is refused: the other seats are the shared module already.
+    ``vector_env``: the ``num_envs`` tables are one batched env (:class:`~.rllib_tables.RLlibTables`, through
+    :class:`~.rllib_tables.TablesEnvRunner`) instead of ``num_envs`` PettingZoo envs (:func:`make_env`)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -375,7 +398,8 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
         .environment(env_name, env_config={"reward_scale": reward_scale, "reward": reward, "score_scale": score_scale},
                      disable_env_checking=True)  # (the pre-check steps with an unmasked action: rightly refused)
         .framework("torch")
-        .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs)
+        .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs,
+                     **({"env_runner_cls": TablesEnvRunner} if vector_env else {}))
         .learners(num_learners=0)
         .multi_agent(policies={MODULE_ID, *fixed}, policies_to_train=[MODULE_ID],
                      policy_mapping_fn=SeatsToModules(list(fixed), opponent_share if fixed else 0.0, seed))
@@ -401,7 +425,7 @@ DEFAULTS: dict[str, Any] = {
     "reward": "win", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
-    "progress_seconds": 30.0, "threads": 1,
+    "progress_seconds": 30.0, "threads": 1, "vector_env": False,
 }
 CHECKPOINT_DIR = "rllib_checkpoint"
 
@@ -437,7 +461,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
                           reward=o["reward"], score_scale=o["score_scale"],
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
                           bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
-                          opponent_share=o["opponent_share"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
+                          opponent_share=o["opponent_share"], vector_env=o["vector_env"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()
     last: dict = {}
@@ -470,11 +494,16 @@ def decisions_sampled(result: dict) -> int:
     """The trained module's decisions in one ``algo.train()`` result: what the iteration learned from, each
     decision once. (Not the learner's ``num_module_steps_trained``: that counts a row once per minibatch pass,
     ``epochs`` times and more, with RLlib's extra time step per episode chunk: 2.3x the decisions at the
-    defaults. The runs before this count overstated RLlib's decisions so.)"""
-    sampled = (result.get("env_runners") or {}).get("num_module_steps_sampled") or {}
-    if MODULE_ID not in sampled:
-        raise KeyError(f"rllib: the result of algo.train() has no env_runners.num_module_steps_sampled.{MODULE_ID}")
-    return int(sampled[MODULE_ID])
+    defaults. The runs before this count overstated RLlib's decisions so.) With ``vector_env`` the runner's own
+    count of the module's actions (:data:`~.rllib_tables.DECISIONS`); without, RLlib's
+    ``num_module_steps_sampled``, which counts 2 observations a hand that close no action (a seat's first,
+    when it comes with another seat's step, and each seat's last): 3% to 6% more than the actions."""
+    runners = result.get("env_runners") or {}
+    for key in (DECISIONS, "num_module_steps_sampled"):
+        if MODULE_ID in (runners.get(key) or {}):
+            return int(runners[key][MODULE_ID])
+    raise KeyError(f"rllib: the result of algo.train() has neither env_runners.{DECISIONS}.{MODULE_ID} nor "
+                   f"env_runners.num_module_steps_sampled.{MODULE_ID}")
 
 
 def check_options(options: dict) -> dict:

@@ -107,7 +107,9 @@ def test_bid_exploration_mixes_uniform_into_bidding_rows_only_and_the_entropy_st
     mixed, own = cls.from_logits(inputs), cls.from_logits(plain.forward_exploration({Columns.OBS: obs})[
         Columns.ACTION_DIST_INPUTS])
     a, b = mixed._dist.logits, own._dist.logits
-    valid = obs["legal"] >= 0
+    # (the distribution works on the batch's widest legal set, not on LEGAL_WIDTH: the ids are packed left)
+    assert a.shape == (12, int((obs["legal"] >= 0).sum(1).max())) and a.shape[1] < LEGAL_WIDTH
+    valid = (obs["legal"] >= 0)[:, :a.shape[1]]
     bidding = net_of_planes(obs["observations"]) == BIDDING_NET
     assert bidding.any() and (~bidding).any()
     assert torch.equal(inputs[:, -1], torch.where(bidding, 0.5, 0.0))  # (the rows' exploration rate)
@@ -117,7 +119,7 @@ def test_bid_exploration_mixes_uniform_into_bidding_rows_only_and_the_entropy_st
     assert torch.allclose(a[~bidding], b[~bidding])
     assert torch.allclose(a.exp().sum(1), torch.ones(12), atol=1e-5)
     draws = mixed.sample()  # samples and logp are the mixture's (PPO's ratio is over what was sampled) ...
-    assert torch.allclose(mixed.logp(draws), a.gather(1, (obs["legal"] == draws.unsqueeze(1)).float().argmax(
+    assert torch.allclose(mixed.logp(draws), a.gather(1, (obs["legal"][:, :a.shape[1]] == draws.unsqueeze(1)).float().argmax(
         1, keepdim=True)).squeeze(1), atol=1e-6)
     # ... the entropy bonus is the policy's own, below the mixture's wherever the policy is not uniform
     assert torch.allclose(mixed.entropy(), own.entropy(), atol=1e-6)
