@@ -259,20 +259,33 @@ class MoveScoringRLModule(_LegalMovesDists, TorchRLModule, ValueFunctionAPI):
         return planes, legal
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
+        return self._outputs(batch)[0]
+
+    def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+        # (the values come from the same pass, as RLlib's embeddings: PPO's loss hands them to compute_values,
+        # which then does not encode every state a second time)
+        out, values = self._outputs(batch)
+        return {**out, Columns.EMBEDDINGS: values}
+
+    def _outputs(self, batch: dict) -> tuple[dict, torch.Tensor]:
         planes, legal = self._inputs(batch)
         k = _widest(legal)  # (computed over the batch's widest set, padded back to LEGAL_WIDTH at the end)
         valid = legal[:, :k] >= 0
         rows, slot = valid.nonzero(as_tuple=True)
-        scores, _ = self.policy.score_legal(planes, rows, legal[rows, slot])
+        scores, values = self.policy.score_legal(planes, rows, legal[rows, slot])
         logits = torch.zeros(valid.shape, dtype=scores.dtype).index_put((rows, slot), scores)
         bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
         logp = torch.log_softmax(logits.masked_fill(~valid, -torch.inf), dim=-1).clamp(min=FLOAT_MIN)
         logp = torch.nn.functional.pad(logp, (0, legal.shape[1] - k), value=FLOAT_MIN)
         weight = torch.where(bidding, self.bid_weight, self.play_weight).to(logp.dtype).unsqueeze(1)
         epsilon = (bidding.to(logp.dtype) * self.bid_epsilon).unsqueeze(1)
-        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight, epsilon], dim=1)}
+        return {Columns.ACTION_DIST_INPUTS: torch.cat([logp, legal.to(logp.dtype), weight, epsilon], dim=1)}, values
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
+        """The value head's values of ``batch``; ``embeddings``, when given, are those values already
+        (``_forward_train``'s)."""
+        if embeddings is not None:
+            return embeddings
         planes, _ = self._inputs(batch)
         return self.policy.value(planes).reshape(-1)
 

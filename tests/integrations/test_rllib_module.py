@@ -50,6 +50,13 @@ def observations(n=5):
     return {k: torch.as_tensor(np.stack([r[k] for r in rows])) for k in rows[0]}
 
 
+def done_obs(obs):
+    """``obs`` with no legal id in any row (a seat's last observation after its hand ended)."""
+    done = {k: v.clone() for k, v in obs.items()}
+    done["legal"][:] = -1
+    return done
+
+
 def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
     env = make_env()
     module = MoveScoringRLModule(observation_space=env.observation_space["player_0"],
@@ -73,6 +80,13 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
     expected = torch.log_softmax(dense, dim=1).gather(1, legal.clamp(min=0))
     assert torch.allclose(logp[valid], expected[valid], atol=1e-5)
     assert torch.allclose(module.compute_values({Columns.OBS: obs}), value)
+    # training's pass gives the values with the logits (PPO's loss hands them back to compute_values); the
+    # exploration pass does not (its outputs are stored with every step)
+    train_out = module.forward_train({Columns.OBS: obs})
+    assert torch.allclose(train_out[Columns.EMBEDDINGS], value) and Columns.EMBEDDINGS not in out
+    assert torch.allclose(train_out[Columns.ACTION_DIST_INPUTS], inputs)
+    assert module.compute_values({Columns.OBS: done_obs(obs)}, embeddings=train_out[Columns.EMBEDDINGS]) is \
+        train_out[Columns.EMBEDDINGS]
     dist = module.get_exploration_action_dist_cls().from_logits(inputs)
     draws = dist.sample(sample_shape=(200,))
     assert type(dist).__name__ == "LegalMovesCategorical" and draws.shape == (200, 5)
@@ -81,8 +95,7 @@ def test_the_module_scores_legal_moves_only_and_its_value_is_the_policys():
                           keepdim=True)).squeeze(1), atol=1e-5)
     assert torch.equal(dist.to_deterministic().sample(), dense.argmax(1))
     # a seat's last observation after its hand ended has no legal id: its value is still read
-    done = {k: v.clone() for k, v in obs.items()}
-    done["legal"][:] = -1
+    done = done_obs(obs)
     assert module.compute_values({Columns.OBS: done}).shape == (5,)
     assert torch.isfinite(module.get_train_action_dist_cls().from_logits(
         module.forward_train({Columns.OBS: done})[Columns.ACTION_DIST_INPUTS]).entropy()).all()
