@@ -438,7 +438,7 @@ DEFAULTS: dict[str, Any] = {
     "reward": "win", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
-    "progress_seconds": 30.0, "threads": 1, "vector_env": False,
+    "progress_seconds": 30.0, "threads": 1, "vector_env": True,
 }
 CHECKPOINT_DIR = "rllib_checkpoint"
 
