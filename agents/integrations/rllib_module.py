@@ -435,8 +435,8 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 1.0,
-    "reward": "win", "score_scale": 8.0,
-    "entropy_coeff": 0.01, "bid_entropy_coeff": 0.01, "bid_epsilon": 0.1, "opponents": ["rule"],
+    "reward": "sign_play", "score_scale": 8.0,
+    "entropy_coeff": 0.01, "bid_entropy_coeff": 0.2, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1, "vector_env": True,
 }
