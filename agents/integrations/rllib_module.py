@@ -46,7 +46,7 @@ from ..dmc.model import BIDDING_NET
 from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
     save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
 from .rllib_files import MODULE_ID, POLICY_FILE
-from .rllib_tables import DECISIONS, OBS_SPACE, TablesEnvRunner
+from .rllib_tables import DECISIONS, OBS_SPACE, TablesEnvRunner, split_targets
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -142,10 +142,10 @@ class SplitTargetsEnv(MultiAgentEnv):
         obs, rew = {}, {}
         for s, (bidder, player) in self._ids.items():
             score = float(raw.rewards[s])
-            targets = {bidder: score / self.score_scale, player: float(np.sign(score))}
+            targets = dict(zip((bidder, player), split_targets(score, self.score_scale, self.reward_scale)))
             for a, target in targets.items():
                 if a in self._acted:
-                    obs[a], rew[a] = self.env.observe(s), target * self.reward_scale
+                    obs[a], rew[a] = self.env.observe(s), target
         done = {a: True for a in obs}
         return obs, rew, {**done, "__all__": True}, {**{a: False for a in obs}, "__all__": False}, {}
 

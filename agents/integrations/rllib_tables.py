@@ -50,6 +50,13 @@ OBS_SPACE = spaces.Dict({
 })
 
 
+def split_targets(score: float, score_scale: float, reward_scale: float) -> tuple[float, float]:
+    """``reward="sign_play"``'s two ends of a seat's hand, ``(bidder_i's, player_i's)``: the score / ``score_scale``
+    for its bids, doubles and redoubles, the sign of the score for its play, both times ``reward_scale`` (the one
+    place :class:`RLlibTables` and :class:`~.rllib_module.SplitTargetsEnv` take them from)."""
+    return float(score) / score_scale * reward_scale, float(np.sign(score)) * reward_scale
+
+
 class _Table(MultiAgentEnv):
     """What RLlib's runner reads of one sub-env: its agents and their spaces. It holds no state (the tables'
     state is :class:`RLlibTables`'s), so one instance stands for every table."""
@@ -192,10 +199,10 @@ class RLlibTables(VectorMultiAgentEnv):
                     {f"player_{s}": float(rewards[s]) for s in range(_SEATS)})
         obs, rew = {}, {}
         for s in range(_SEATS):
-            for k, target in ((0, score[s] / self.score_scale), (1, np.sign(score[s]))):
+            for k, target in enumerate(split_targets(score[s], self.score_scale, self.reward_scale)):
                 if self._acted[b, k, s]:
                     name = self._names[k, s]
-                    obs[name], rew[name] = self._final, float(target) * self.reward_scale
+                    obs[name], rew[name] = self._final, target
         self._acted[b] = False
         return obs, rew
 
@@ -278,4 +285,4 @@ class TablesEnvRunner(MultiAgentEnvRunner):
         self._needs_initial_reset = True
 
 
-__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner"]
+__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner", "split_targets"]
