@@ -56,6 +56,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "state_layers": _LAYERS, "head_layers": _LAYERS, "critic_layers": _LAYERS,
     "central_critic": (lambda v: isinstance(v, bool), "true or false"), "hand_after": (lambda v: isinstance(v, bool), "true or false"),
     "vector_env": (lambda v: isinstance(v, bool), "true or false"),
+    "whole_hands": (lambda v: isinstance(v, bool), "true or false"),
     "opponents": (_specs, "an agent spec or a list of them ('self': a frozen copy of the policy, where taken)"),
     "init": (lambda v: v is None or isinstance(v, str) and bool(v), "null or a DMC agent spec ('pretrained', a run)"),
     "checkpoint_seconds": _POSITIVE, "progress_seconds": _POSITIVE,

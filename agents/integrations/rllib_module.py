@@ -46,7 +46,7 @@ from ..dmc.model import BIDDING_NET
 from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
     save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
 from .rllib_files import MODULE_ID, POLICY_FILE
-from .rllib_tables import DECISIONS, OBS_SPACE, TablesEnvRunner, split_targets
+from .rllib_tables import DECISIONS, OBS_SPACE, HandsEnvRunner, TablesEnvRunner, split_targets
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -383,7 +383,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
                  reward_scale: float = 0.05, reward: str = "score", score_scale: float = 8.0, entropy_coeff: float = 0.0,
                  bid_entropy_coeff: float | None = None,
                  bid_epsilon: float = 0.0, opponents=(), opponent_share: float = 0.0, seed: int = 0,
-                 vector_env: bool = False, env_name: str = "ddz_rllib"):
+                 vector_env: bool = False, whole_hands: bool = False, env_name: str = "ddz_rllib"):
     """PPO (new API stack) with :class:`MoveScoringRLModule` as the one module ``"shared"`` of all three
     seats: every seat's decisions train it (self-play), ``num_envs`` tables stepped together by one env
     runner (one forward pass for all). Rewards are rulebook scores times ``reward_scale`` (``reward``
@@ -395,12 +395,16 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     one of them, a :class:`FixedAgentRLModule` each (``opponent0``, ``opponent1``...), which is not trained
     (:class:`SeatsToModules`); ``"self"`` is refused: the other seats are the shared module already.
     ``vector_env``: the ``num_envs`` tables are one batched env (:class:`~.rllib_tables.RLlibTables`, through
-    :class:`~.rllib_tables.TablesEnvRunner`) instead of ``num_envs`` PettingZoo envs (:func:`make_env`)."""
+    :class:`~.rllib_tables.TablesEnvRunner`) instead of ``num_envs`` PettingZoo envs (:func:`make_env`);
+    ``whole_hands`` (with ``vector_env``): :class:`~.rllib_tables.HandsEnvRunner`, which steps them in its own loop
+    and gives the learner whole hands."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     _check_sizes(num_envs, batch, minibatch)
+    if whole_hands and not vector_env:
+        raise ValueError("rllib: whole_hands needs vector_env (its loop steps the batched env)")
     opponents = _fixed_opponents(opponents)
     coeff, play, bid = entropy_weights(entropy_coeff, bid_entropy_coeff)
     model_config = {"state_layers": list(state_layers), "head_layers": list(head_layers), "init": init,
@@ -412,7 +416,7 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
                      disable_env_checking=True)  # (the pre-check steps with an unmasked action: rightly refused)
         .framework("torch")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=num_envs,
-                     **({"env_runner_cls": TablesEnvRunner} if vector_env else {}))
+                     **({"env_runner_cls": HandsEnvRunner if whole_hands else TablesEnvRunner} if vector_env else {}))
         .learners(num_learners=0)
         .multi_agent(policies={MODULE_ID, *fixed}, policies_to_train=[MODULE_ID],
                      policy_mapping_fn=SeatsToModules(list(fixed), opponent_share if fixed else 0.0, seed))
@@ -438,7 +442,7 @@ DEFAULTS: dict[str, Any] = {
     "reward": "sign_play", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.2, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
-    "progress_seconds": 30.0, "threads": 1, "vector_env": True,
+    "progress_seconds": 30.0, "threads": 1, "vector_env": True, "whole_hands": True,
 }
 CHECKPOINT_DIR = "rllib_checkpoint"
 
@@ -474,7 +478,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
                           reward=o["reward"], score_scale=o["score_scale"],
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
                           bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
-                          opponent_share=o["opponent_share"], vector_env=o["vector_env"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
+                          opponent_share=o["opponent_share"], vector_env=o["vector_env"],
+                          whole_hands=o["whole_hands"] and o["vector_env"], seed=seed + int(ses.done["iterations"]))  # (a resumed run deals new hands)
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
     algo = config.build_algo()
     last: dict = {}

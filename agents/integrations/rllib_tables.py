@@ -50,11 +50,14 @@ OBS_SPACE = spaces.Dict({
 })
 
 
-def split_targets(score: float, score_scale: float, reward_scale: float) -> tuple[float, float]:
+def split_targets(score, score_scale: float, reward_scale: float):
     """``reward="sign_play"``'s two ends of a seat's hand, ``(bidder_i's, player_i's)``: the score / ``score_scale``
     for its bids, doubles and redoubles, the sign of the score for its play, both times ``reward_scale`` (the one
-    place :class:`RLlibTables` and :class:`~.rllib_module.SplitTargetsEnv` take them from)."""
-    return float(score) / score_scale * reward_scale, float(np.sign(score)) * reward_scale
+    place :class:`RLlibTables` and :class:`~.rllib_module.SplitTargetsEnv` take them from). A scalar score gives
+    two floats, an array two arrays."""
+    s = np.asarray(score, np.float64)
+    bid, play = s / score_scale * reward_scale, np.sign(s) * reward_scale
+    return (float(bid), float(play)) if s.ndim == 0 else (bid, play)
 
 
 class _Table(MultiAgentEnv):
@@ -192,19 +195,54 @@ class RLlibTables(VectorMultiAgentEnv):
         self._ended = done & move
         return obs, rew, term, trunc, [{} for _ in range(B)]
 
+    def turn_index(self) -> np.ndarray:
+        """(B,) the index in :attr:`agents` of the agent to act at each table."""
+        seat = self.game.current_player.astype(np.int64)
+        if not self.split:
+            return seat
+        return (self.game.phase == int(Phase.PLAY)).astype(np.int64) * _SEATS + seat
+
+    @property
+    def agents(self) -> list[str]:
+        """Every agent's name: ``player_0..2``, or with ``reward="sign_play"`` ``bidder_0..2`` then ``player_0..2``."""
+        return list(self._agents)
+
+    def _ends(self, done: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ends of the hands that ``done`` (B,) marks: ``(targets, got)``, both (B, len(agents)): each agent's
+        reward, and whether it gets one (without the split all three seats; with it the agents that acted in
+        the hand). Clears those tables' record of who acted (the one place that decides who gets an end)."""
+        B, A = self.num_envs, len(self._agents)
+        if not self.split:
+            return rewards.astype(np.float64, copy=False), np.repeat(done[:, None], A, axis=1)
+        targets = np.stack(split_targets(scores, self.score_scale, self.reward_scale), axis=1)  # (B, 2, seats)
+        got = self._acted & done[:, None, None]
+        self._acted[done] = False
+        return targets.reshape(B, A), got.reshape(B, A)
+
+    def advance(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every table's agent to act plays ``actions`` (B,) at once, and a finished hand's table is dealt its
+        next hand in the same step (no reset step: :class:`HandsEnvRunner`'s loop, not RLlib's). Returns
+        ``(done, targets, got)``: (B,) the hands that ended, and their ends as :meth:`_ends`. Not to be mixed
+        with :meth:`step` between resets."""
+        if self._ended.any():
+            raise ValueError("RLlibTables.advance: a table waits for step()'s reset step; reset() first")
+        acting = self.turn_index()
+        self._obs, rewards, done, info = self.game.step(np.asarray(actions, np.int64))
+        if self.split:
+            self._acted.reshape(self.num_envs, -1)[np.arange(self.num_envs), acting] = True
+        return (done,) + self._ends(done, rewards, info["final_scores"])
+
     def _end(self, b: int, rewards: np.ndarray, score: np.ndarray) -> tuple[dict, dict]:
         """A hand's end at table ``b``: (obs, reward) dicts of the agents that get one."""
-        if not self.split:  # (all three, as PettingZoo's env: its last() of every seat)
-            return ({f"player_{s}": self._final for s in range(_SEATS)},
-                    {f"player_{s}": float(rewards[s]) for s in range(_SEATS)})
-        obs, rew = {}, {}
-        for s in range(_SEATS):
-            for k, target in enumerate(split_targets(score[s], self.score_scale, self.reward_scale)):
-                if self._acted[b, k, s]:
-                    name = self._names[k, s]
-                    obs[name], rew[name] = self._final, target
-        self._acted[b] = False
-        return obs, rew
+        done = np.zeros(self.num_envs, bool)
+        done[b] = True
+        full = np.zeros((self.num_envs,) + np.shape(rewards))
+        full[b] = rewards
+        scores = np.zeros((self.num_envs,) + np.shape(score))
+        scores[b] = score
+        targets, got = self._ends(done, full, scores)
+        names = [self._agents[k] for k in np.flatnonzero(got[b])]
+        return {a: self._final for a in names}, {a: float(targets[b, self._agents.index(a)]) for a in names}
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
@@ -285,4 +323,233 @@ class TablesEnvRunner(MultiAgentEnvRunner):
         self._needs_initial_reset = True
 
 
-__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner", "split_targets"]
+class _Step:
+    """One step of every table in :class:`HandsEnvRunner`'s loop: what each table's agent saw, did and was
+    given (rows by table). The logits are kept to the step's widest legal set (the rest of a row is
+    ``FLOAT_MIN``, as the module wrote it): 0.5 MB a step of 128 tables, not 2.5 MB."""
+
+    __slots__ = ("planes", "legal", "acting", "logits", "tail", "actions", "logp", "seq")
+
+    def __init__(self, planes, legal, acting, logits, tail, actions, logp, seq):
+        self.planes, self.legal, self.acting, self.logits, self.tail = planes, legal, acting, logits, tail
+        self.actions, self.logp, self.seq = actions, logp, seq
+
+
+class _Hand:
+    """A table's hand in progress: its episode id, the first step of it, each agent's module, its start time."""
+
+    __slots__ = ("id_", "first", "modules", "started")
+
+    def __init__(self, id_: str, first: int, modules: list[str], started: float):
+        self.id_, self.first, self.modules, self.started = id_, first, modules, started
+
+
+class HandsEnvRunner(TablesEnvRunner):
+    """:class:`TablesEnvRunner` with its own sampling loop (``train.py --config rllib``'s ``whole_hands``): each step
+    one forward pass per module over every table whose agent to act it holds, actions drawn from the module's
+    exploration distribution (as RLlib's ``GetActions``: ``from_logits``, ``sample``, ``logp``), all tables
+    stepped in one :meth:`RLlibTables.advance`; and only **whole hands** go to the learner: a hand that ends
+    becomes one ``MultiAgentEpisode`` of numpy arrays (one ``SingleAgentEpisode`` per agent that acted,
+    terminated, its end the last reward), built once, so PPO's GAE has every hand's true return and no
+    bootstrapped chunk. A hand still open when ``sample()`` returns is carried to the next call (its decisions
+    count when they are taken; its episode goes out when it ends).
+
+    Why: RLlib's own loop keeps its episodes step by step (``add_env_step``, ``validate``, the env-to-module and
+    module-to-env connectors, per table and agent); at the defaults that was about two thirds of a run's CPU
+    time, the env and the forward passes a tenth of it. The episodes are the ones RLlib's loop builds from the
+    same steps (``tests/integrations/test_rllib_tables.py`` compares them and their learner batches).
+
+    What it leaves out: the env-to-module and module-to-env connector pipelines (the module reads the env's
+    observations as they are; a custom connector is not run), the ``on_episode_*`` and ``on_sample_end``
+    callbacks, and ``sample(num_episodes=...)`` / ``random_actions`` (refused: RLlib's loop,
+    :class:`TablesEnvRunner`, has them)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self._hands: list[_Hand] | None = None
+        self._steps: dict[int, _Step] = {}
+        self._t = 0
+        self._only: str | None = None
+        super().__init__(*args, **kwargs)
+
+    def make_env(self) -> None:
+        super().make_env()
+        self._hands, self._steps = None, {}
+
+    def sample(self, *, num_timesteps: int | None = None, num_episodes: int | None = None, explore: bool | None = None,
+               random_actions: bool = False, force_reset: bool = False):
+        from ray.rllib.utils.metrics import SAMPLE_TIMER, WEIGHTS_SEQ_NO
+
+        if num_episodes is not None or random_actions:
+            raise ValueError("HandsEnvRunner samples decisions (num_timesteps) with the modules' own actions; "
+                             "num_episodes and random_actions are RLlib's own loop's (TablesEnvRunner, whole_hands "
+                             "false)")
+        if self.env is None:
+            raise ValueError(f"{self} has no env; cannot sample")
+        if explore is None:
+            explore = self.config.explore
+        if num_timesteps is None:
+            num_timesteps = self.config.get_rollout_fragment_length(self.worker_index) * self.num_envs
+        self.metrics.log_value(key=WEIGHTS_SEQ_NO, value=self._weights_seq_no, window=1)
+        try:
+            with self.metrics.log_time(SAMPLE_TIMER):
+                return self._sample_hands(int(num_timesteps), bool(explore), force_reset)
+        finally:
+            self._log_counts()
+
+    # ------------------------------------------------------------------ the loop
+    def _new_hand(self, first: int) -> _Hand:
+        import time
+        import uuid
+
+        hand = _Hand(uuid.uuid4().hex, first, [], time.perf_counter())
+        fn = self.config.policy_mapping_fn
+        hand.modules = [self._only or fn(a, hand) for a in self.env.agents]
+        return hand
+
+    def _sample_hands(self, num_timesteps: int, explore: bool, force_reset: bool) -> list:
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        env, B = self.env, self.num_envs
+        agents = env.agents
+        module_ids = list(self.module.keys())
+        self._only = module_ids[0] if len(module_ids) == 1 else None
+        if self._hands is None or force_reset:
+            env.reset(seed=self._seed if self._needs_initial_reset else None)
+            self._needs_initial_reset = False
+            self._steps, self._t = {}, 0
+            self._hands = [self._new_hand(0) for _ in range(B)]
+        index = {m: i for i, m in enumerate(module_ids)}
+        done_episodes: list = []
+        agent_counts = np.zeros(len(agents), np.int64)
+        module_counts = np.zeros(len(module_ids), np.int64)
+        taken = hands_done = 0
+        while taken < num_timesteps:
+            planes, legal = env._views()
+            acting = env.turn_index()
+            held = np.array([index[h.modules[a]] for h, a in zip(self._hands, acting)], np.int64)
+            actions = np.zeros(B, np.int64)
+            logp = np.zeros(B, np.float32)
+            logits_parts, tails = [], np.zeros((B, 2), np.float32)
+            for m in np.unique(held):
+                rows = np.flatnonzero(held == m) if len(module_ids) > 1 else slice(None)
+                module = self.module[module_ids[m]]
+                batch = {Columns.OBS: {"observations": torch.from_numpy(planes[rows]),
+                                       "legal": torch.from_numpy(legal[rows])}}
+                with torch.no_grad():
+                    if explore:
+                        out = module.forward_exploration(batch)
+                        dist = module.get_exploration_action_dist_cls().from_logits(out[Columns.ACTION_DIST_INPUTS])
+                    else:
+                        out = module.forward_inference(batch)
+                        dist = module.get_inference_action_dist_cls().from_logits(
+                            out[Columns.ACTION_DIST_INPUTS]).to_deterministic()
+                    a = dist.sample()
+                    lp = dist.logp(a)
+                inputs = out[Columns.ACTION_DIST_INPUTS].numpy()
+                actions[rows], logp[rows] = a.numpy(), lp.numpy()
+                tails[rows] = inputs[:, 2 * LEGAL_WIDTH:]
+                logits_parts.append((rows, inputs[:, :LEGAL_WIDTH]))
+            k = max(int((legal >= 0).sum(1).max()), 1)
+            logits = np.full((B, k), _FLOAT_MIN, np.float32)
+            for rows, part in logits_parts:
+                logits[rows] = part[:, :k]
+            t = self._t
+            self._steps[t] = _Step(self.env._obs["observation"].reshape(B, -1).copy(), legal.astype(np.int16), acting,
+                                   logits, tails, actions, logp, self._weights_seq_no)
+            done, targets, got = env.advance(actions)
+            self._t = t + 1
+            taken += B
+            agent_counts += np.bincount(acting, minlength=len(agents))
+            module_counts += np.bincount(held, minlength=len(module_ids))
+            for b in np.flatnonzero(done):
+                hand = self._hands[b]
+                done_episodes.append(self._episode(b, hand, t, targets[b], got[b]))
+                self._hands[b] = self._new_hand(t + 1)
+                hands_done += 1
+            first = min(h.first for h in self._hands)
+            for old in [s for s in self._steps if s < first]:
+                del self._steps[old]
+        c = self._counts
+        c["env"] = c.get("env", 0) + taken
+        c["episodes"] = c.get("episodes", 0) + hands_done
+        for k, n in zip(agents, agent_counts):
+            if n:
+                c[("agent", k)] = c.get(("agent", k), 0) + int(n)
+        for m, n in zip(module_ids, module_counts):
+            if n:
+                c[("module", m)] = c.get(("module", m), 0) + int(n)
+                c[("decisions", m)] = c.get(("decisions", m), 0) + int(n)
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=taken)
+        self._done_episodes_for_metrics.extend(done_episodes)
+        return done_episodes
+
+    def _episode(self, b: int, hand: _Hand, last: int, targets: np.ndarray, got: np.ndarray):
+        """The hand at table ``b`` (steps ``hand.first..last``) as a done ``MultiAgentEpisode``."""
+        import time
+
+        steps = [self._steps[t] for t in range(hand.first, last + 1)]
+        acting = np.array([s.acting[b] for s in steps], np.int64)
+        agents = self.env.agents
+        order = list(dict.fromkeys(acting.tolist()))  # (agents in the order they first acted, as RLlib adds them)
+        rows = [[steps[i] for i in np.flatnonzero(acting == k)] for k in order]
+        reward = {k: float(targets[k]) if got[k] else 0.0 for k in order}
+        return hand_episode(hand.id_, [(agents[k], hand.modules[k], r, reward[k], b) for k, r in zip(order, rows)],
+                            [agents[k] for k in acting], hand.started, time.perf_counter(), self.config.policy_mapping_fn)
+
+
+_FLOAT_MIN = float(np.finfo(np.float32).min)
+
+
+def hand_episode(id_: str, agents: list, acting: list[str], started: float, ended: float, mapping_fn: Any = None):
+    """A whole hand as a done ``MultiAgentEpisode`` of numpy data: ``agents`` is ``(agent id, module id, steps,
+    end reward, table)`` per agent that acted, in the order they first acted; ``acting`` the agent id of each of
+    the hand's T steps. Each agent's ``SingleAgentEpisode``: its observations then the blank last one
+    (:class:`RLlibTables`'s), its actions, rewards 0 but the last (the end), ``ACTION_DIST_INPUTS``,
+    ``ACTION_LOGP`` and ``WEIGHTS_SEQ_NO`` as RLlib's runner stores them, terminated."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+    from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
+    from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+    W = LEGAL_WIDTH
+    episode = MultiAgentEpisode(id_, agent_module_ids={a: m for a, m, *_ in agents},
+                                agent_to_module_mapping_fn=mapping_fn)
+    T = len(acting)
+    for a, m, steps, reward, b in agents:
+        n = len(steps)
+        planes = np.zeros((n + 1, OBS_CELLS), np.float32)
+        legal = np.full((n + 1, W), -1, np.int32)
+        inputs = np.full((n, 2 * W + 2), _FLOAT_MIN, np.float32)
+        for i, s in enumerate(steps):
+            planes[i] = s.planes[b]
+            legal[i] = s.legal[b]
+            inputs[i, :s.logits.shape[1]] = s.logits[b]
+            inputs[i, 2 * W:] = s.tail[b]
+        inputs[:, W:2 * W] = legal[:n]
+        rewards = np.zeros(n)
+        rewards[-1] = reward
+        episode.agent_episodes[a] = SingleAgentEpisode(
+            observations={"observations": planes, "legal": legal}, infos=[{} for _ in range(n + 1)],
+            actions=np.array([s.actions[b] for s in steps], np.int64), rewards=rewards,
+            extra_model_outputs={Columns.ACTION_DIST_INPUTS: inputs,
+                                 Columns.ACTION_LOGP: np.array([s.logp[b] for s in steps], np.float32),
+                                 WEIGHTS_SEQ_NO: np.array([s.seq for s in steps], np.int64)},
+            terminated=True, len_lookback_buffer=0, agent_id=a, module_id=m, multi_agent_episode_id=id_)
+    # (the env-step to agent-step map RLlib keeps: each agent's step at every env step it was observed, else skip)
+    acting = np.asarray(acting, dtype=object)
+    for name in episode.agent_episodes:
+        seen = np.flatnonzero(acting == name)
+        row = np.full(T + 1, -1, np.int64)
+        row[seen] = np.arange(seen.size)
+        row[T] = seen.size
+        episode.env_t_to_agent_t[name] = InfiniteLookbackBuffer(
+            [int(x) if x >= 0 else episode.SKIP_ENV_TS_TAG for x in row], lookback=0)
+    episode.env_t = T
+    episode.is_terminated = True
+    episode._start_time, episode._last_step_time = started, ended
+    return episode
+
+
+__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner", "HandsEnvRunner", "hand_episode", "split_targets"]

@@ -113,3 +113,108 @@ def test_a_run_on_the_tables_counts_each_decision_once(tmp_path):
     out = train(2, tmp_path / "v", seed=2, progress=False, vector_env=True, **opts)
     assert 0 < out["steps"] == json.loads((tmp_path / "v" / "state.json").read_text())["steps"]
     assert train(2, tmp_path / "p", seed=2, progress=False, vector_env=False, **opts)["steps"] > 0
+
+
+def _algo(whole_hands: bool, num_envs: int, reward: str, **kw):
+    import ray
+    import torch
+    from ray.tune.registry import register_env
+
+    from agents.integrations.rllib_module import build_config
+
+    torch.set_num_threads(1)
+    register_env("ddz_rllib", make_env)
+    ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False, logging_level="ERROR")
+    return build_config(num_envs=num_envs, batch=8 * num_envs, minibatch=4 * num_envs, epochs=1, state_layers=(32,),
+                        head_layers=(16,), reward=reward, vector_env=True, whole_hands=whole_hands, seed=3,
+                        **kw).build_algo()
+
+
+def _replay(episodes, env_config: dict, seed: int, mapping_fn):
+    """The same hands through RLlib's own episode keeping: one table of an RLlibTables dealt as the runner's
+    (same seed), stepped with the recorded actions through the dict API, each step added with add_env_step."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+    tables = RLlibTables(1, **env_config)
+    obs, infos = tables.reset(seed=seed)
+    out = []
+    for ep in episodes:
+        # (each agent's actions and outputs, in the order of the hand's steps: the env-step map says who acted when)
+        cursor = {a: 0 for a in ep.agent_episodes}
+        ref = MultiAgentEpisode(ep.id_, agent_to_module_mapping_fn=mapping_fn)
+        ref.add_env_reset(observations=obs[0], infos=infos[0])
+        while True:
+            (agent, _), = obs[0].items()
+            sa = ep.agent_episodes[agent]
+            i = cursor[agent]
+            cursor[agent] += 1
+            extra = {agent: {k: sa.get_extra_model_outputs(k, i) for k in
+                             (Columns.ACTION_DIST_INPUTS, Columns.ACTION_LOGP, WEIGHTS_SEQ_NO)}}
+            action = {agent: sa.get_actions(i)}
+            obs, rew, term, trunc, infos = tables.step([action])
+            ref.add_env_step(observations=obs[0], actions=action, rewards=rew[0], infos=infos[0],
+                             terminateds=term[0], truncateds=trunc[0], extra_model_outputs=extra)
+            if term[0]["__all__"]:
+                break
+        assert cursor == {a: len(sa) for a, sa in ep.agent_episodes.items()}
+        for a, sa in list(ref.agent_episodes.items()):
+            if not len(sa):  # (as RLlib's runner prunes them)
+                del ref.agent_episodes[a]
+        out.append(ref.to_numpy())
+        obs, rew, term, trunc, infos = tables.step([{}])  # (the reset step: the next hand)
+    return out
+
+
+def _same(a, b, where=""):
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}/{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        x, y = np.asarray(getattr(a, "numpy", lambda: a)()), np.asarray(getattr(b, "numpy", lambda: b)())
+        assert x.dtype == y.dtype and x.shape == y.shape, (where, x.dtype, y.dtype, x.shape, y.shape)
+        np.testing.assert_array_equal(x, y, err_msg=where)
+
+
+@pytest.mark.parametrize("reward", ["win", "sign_play"])
+def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_loop_builds_from_the_same_steps(reward):
+    """HandsEnvRunner's episodes against RLlib's own: the same hands replayed through RLlibTables' dict API and
+    MultiAgentEpisode.add_env_step give the same agents, observations, actions, rewards, model outputs, env-step
+    map and ends, and PPO's learner connector (GAE included) makes the same batch of both."""
+    import copy
+
+    from agents.integrations.rllib_tables import HandsEnvRunner
+
+    algo = _algo(True, 1, reward)
+    try:
+        runner = algo.env_runner
+        assert isinstance(runner, HandsEnvRunner)
+        episodes = [e for _ in range(6) for e in runner.sample(num_timesteps=40)]
+        assert len(episodes) >= 3 and all(e.is_done and e.is_terminated for e in episodes)
+        refs = _replay(episodes, dict(runner.config.env_config), runner._seed, algo.config.policy_mapping_fn)
+        for ep, ref in zip(episodes, refs):
+            assert list(ep.agent_episodes) == list(ref.agent_episodes) and len(ep) == len(ref)
+            for a, sa in ep.agent_episodes.items():
+                want = ref.agent_episodes[a]
+                assert (sa.module_id, sa.is_terminated, sa.t_started, len(sa)) == (want.module_id, True, 0, len(want))
+                _same(sa.get_observations(slice(None)), want.get_observations(slice(None)), f"{a} obs")
+                _same(sa.get_actions(slice(None)), want.get_actions(slice(None)), f"{a} actions")
+                _same(sa.get_rewards(slice(None)), want.get_rewards(slice(None)), f"{a} rewards")
+                _same({k: sa.get_extra_model_outputs(k, slice(None)) for k in want.extra_model_outputs},
+                      {k: want.get_extra_model_outputs(k, slice(None)) for k in want.extra_model_outputs}, f"{a} outs")
+                assert list(ep.env_t_to_agent_t[a].data) == list(ref.env_t_to_agent_t[a].data)
+            assert ep.get_return() == ref.get_return()
+        learner = algo.learner_group._learner
+        module = learner.module
+        batches = [learner._learner_connector(rl_module=module, batch={}, episodes=copy.deepcopy(e), shared_data={},
+                                              metrics=None) for e in (episodes, refs)]
+        _same(batches[0], batches[1], "batch")
+        assert len(batches[0][MODULE_ID]["advantages"]) > len(episodes)
+    finally:
+        algo.stop()
