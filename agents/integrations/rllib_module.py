@@ -438,7 +438,7 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 2, "learning_rate": 1e-3, "reward_scale": 1.0,
+    "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 1, "learning_rate": 1e-3, "reward_scale": 1.0,
     "reward": "sign_play", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.2, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,

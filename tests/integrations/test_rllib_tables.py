@@ -182,16 +182,18 @@ def _same(a, b, where=""):
         np.testing.assert_array_equal(x, y, err_msg=where)
 
 
-@pytest.mark.parametrize("reward", ["win", "sign_play"])
-def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_loop_builds_from_the_same_steps(reward):
+@pytest.mark.parametrize("reward,share", [("win", 0.0), ("sign_play", 0.0), ("sign_play", 1.0)])
+def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_loop_builds_from_the_same_steps(reward,
+                                                                                                           share):
     """HandsEnvRunner's episodes against RLlib's own: the same hands replayed through RLlibTables' dict API and
     MultiAgentEpisode.add_env_step give the same agents, observations, actions, rewards, model outputs, env-step
-    map and ends, and PPO's learner connector (GAE included) makes the same batch of both."""
+    map and ends, and PPO's learner connector (GAE included) makes the same batch of both; with ``rule`` holding one
+    or two seats of every hand (share 1.0) too."""
     import copy
 
     from agents.integrations.rllib_tables import HandsEnvRunner
 
-    algo = _algo(True, 1, reward)
+    algo = _algo(True, 1, reward, **({"opponents": ["rule"], "opponent_share": share} if share else {}))
     try:
         runner = algo.env_runner
         assert isinstance(runner, HandsEnvRunner)
@@ -216,5 +218,34 @@ def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_lo
                                               metrics=None) for e in (episodes, refs)]
         _same(batches[0], batches[1], "batch")
         assert len(batches[0][MODULE_ID]["advantages"]) > len(episodes)
+        held = {sa.module_id for e in episodes for sa in e.agent_episodes.values()}
+        assert held == ({MODULE_ID, "opponent0"} if share else {MODULE_ID})
     finally:
         algo.stop()
+
+
+def test_the_whole_hands_runner_gives_each_decision_once_and_refuses_what_it_does_not_do():
+    """Every table acts at every step of HandsEnvRunner's loop: the decisions taken are the env steps, and each
+    is in exactly one returned hand or in a hand still open; the counts train() reads are those; a call for
+    episodes or random actions is refused (RLlib's own loop has them)."""
+    algo = _algo(True, 4, "sign_play")
+    try:
+        runner = algo.env_runner
+        delivered = sum(e.agent_steps() for _ in range(5) for e in runner.sample(num_timesteps=40))
+        still_open = sum(runner._t - hand.first for hand in runner._hands)
+        assert delivered > 0 and delivered + still_open == 5 * 40
+        greedy = runner.sample(num_timesteps=400, explore=False, force_reset=True)  # (new hands, greedy moves only)
+        assert greedy and runner._t == 100
+        for e in greedy:
+            assert all((sa.get_extra_model_outputs("action_logp", slice(None)) == 0).all()
+                       for sa in e.agent_episodes.values())
+        with pytest.raises(ValueError, match="num_episodes"):
+            runner.sample(num_episodes=1)
+        with pytest.raises(ValueError, match="random_actions"):
+            runner.sample(num_timesteps=4, random_actions=True)
+        got = [algo.train()["env_runners"] for _ in range(2)]
+    finally:
+        algo.stop()
+    for r in got:
+        assert r[DECISIONS][MODULE_ID] == r["num_env_steps_sampled"] == r["num_module_steps_sampled"][MODULE_ID]
+        assert r["num_env_steps_sampled"] % 4 == 0 and decisions_sampled({"env_runners": r}) > 0
