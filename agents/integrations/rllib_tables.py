@@ -10,6 +10,10 @@ one call, instead of N PettingZoo envs stepped one by one (``train.py --config r
                                     legal sets (no 24,648-wide mask, no copy of every table's dict)
 :class:`TablesEnvRunner`            RLlib's ``MultiAgentEnvRunner`` whose env is :class:`RLlibTables`
                                     (``config.env_runners(env_runner_cls=...)``)
+:class:`HandsEnvRunner`             the same env runner with its own sampling loop: one forward pass per
+                                    module a step over all tables, and whole hands to the learner
+                                    (``whole_hands``)
+:func:`hand_episode`                a finished hand as the ``MultiAgentEpisode`` RLlib's loop would build
 ==================================  ====================================================================
 
 What differs from the PettingZoo route, on purpose:
