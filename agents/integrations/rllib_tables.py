@@ -356,7 +356,8 @@ class HandsEnvRunner(TablesEnvRunner):
     becomes one ``MultiAgentEpisode`` of numpy arrays (one ``SingleAgentEpisode`` per agent that acted,
     terminated, its end the last reward), built once, so PPO's GAE has every hand's true return and no
     bootstrapped chunk. A hand still open when ``sample()`` returns is carried to the next call (its decisions
-    count when they are taken; its episode goes out when it ends).
+    count when they are taken; its episode goes out when it ends). A call steps until it has taken
+    ``num_timesteps`` decisions and at least one hand has ended.
 
     Why: RLlib's own loop keeps its episodes step by step (``add_env_step``, ``validate``, the env-to-module and
     module-to-env connectors, per table and agent); at the defaults that was about two thirds of a run's CPU
@@ -428,7 +429,8 @@ class HandsEnvRunner(TablesEnvRunner):
         agent_counts = np.zeros(len(agents), np.int64)
         module_counts = np.zeros(len(module_ids), np.int64)
         taken = hands_done = 0
-        while taken < num_timesteps:
+        # (at least one hand comes back: PPO skips an iteration that gets no episode, and its counts with it)
+        while taken < num_timesteps or not done_episodes:
             planes, legal = env._views()
             acting = env.turn_index()
             held = np.array([index[h.modules[a]] for h, a in zip(self._hands, acting)], np.int64)
