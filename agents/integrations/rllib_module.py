@@ -509,9 +509,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
 
 def decisions_sampled(result: dict) -> int:
-    """The trained module's decisions in one ``algo.train()`` result: what the iteration learned from, each
-    decision once. (Not the learner's ``num_module_steps_trained``: that counts a row once per minibatch pass,
-    ``epochs`` times and more, with RLlib's extra time step per episode chunk: 2.3x the decisions at the
+    """The trained module's decisions in one ``algo.train()`` result: those its env runner sampled in the
+    iteration, each once (over a run, what the run learned from; with ``whole_hands`` a hand is learned from when
+    it ends, so an iteration's count includes the open hands' decisions and not the earlier steps of those that
+    ended, and a run's last open hands are counted but not learned from). (Not the learner's
+    ``num_module_steps_trained``: that counts a row once per minibatch pass, ``epochs`` times and more, with RLlib's extra time step per episode chunk: 2.3x the decisions at the
     defaults. The runs before this count overstated RLlib's decisions so.) With ``vector_env`` the runner's own
     count of the module's actions (:data:`~.rllib_tables.DECISIONS`); without, RLlib's
     ``num_module_steps_sampled``, which counts 2 observations a hand that close no action (a seat's first,

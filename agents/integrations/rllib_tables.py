@@ -36,6 +36,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv
+from ray.rllib.utils.torch_utils import FLOAT_MIN as _FLOAT_MIN  # (the padding of a row's logits, as the module's)
 
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS
@@ -364,16 +365,27 @@ class HandsEnvRunner(TablesEnvRunner):
     time, the env and the forward passes a tenth of it. The episodes are the ones RLlib's loop builds from the
     same steps (``tests/integrations/test_rllib_tables.py`` compares them and their learner batches).
 
+    A hand that spans two calls is learned from one update after its first steps were sampled (about a third
+    of the rows at the defaults): PPO's stored ``ACTION_LOGP`` makes the ratio right, but the batch is a little
+    more off-policy than RLlib's loop's. The policy mapping function is called once per agent at a hand's
+    start with a small object that has the hand's episode id as ``id_`` (all :class:`~.rllib_module.SeatsToModules`
+    reads), not with a ``MultiAgentEpisode``. With a tiny ``batch`` (a few steps a table) the first iterations
+    learn from the few hands that ended early (often all-pass hands).
+
     What it leaves out: the env-to-module and module-to-env connector pipelines (the module reads the env's
     observations as they are; a custom connector is not run), the ``on_episode_*`` and ``on_sample_end``
-    callbacks, and ``sample(num_episodes=...)`` / ``random_actions`` (refused: RLlib's loop,
-    :class:`TablesEnvRunner`, has them)."""
+    callbacks, RLlib's inference and between-sampling timers, the env-runner state server's weight pull,
+    restarting failed sub-environments, and modules on a GPU (it runs on the CPU). ``sample(num_episodes=...)``
+    and ``random_actions`` are refused (RLlib's loop, :class:`TablesEnvRunner`, has them; so is RLlib's own
+    evaluation by episodes). A hand's steps all come from one mode: a call that explores when the open hands
+    did not (or the other way) deals new hands first."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         self._hands: list[_Hand] | None = None
         self._steps: dict[int, _Step] = {}
         self._t = 0
         self._only: str | None = None
+        self._explore: bool | None = None
         super().__init__(*args, **kwargs)
 
     def make_env(self) -> None:
@@ -419,10 +431,13 @@ class HandsEnvRunner(TablesEnvRunner):
         agents = env.agents
         module_ids = list(self.module.keys())
         self._only = module_ids[0] if len(module_ids) == 1 else None
-        if self._hands is None or force_reset:
+        # (new hands when asked, when RLlib asks for a reset (after make_env, or remove_module: the open hands may
+        # name a module that is gone), and when this call explores and the open hands did not, or the other way:
+        # a hand's steps all come from one mode)
+        if self._hands is None or force_reset or self._needs_initial_reset or explore != self._explore:
             env.reset(seed=self._seed if self._needs_initial_reset else None)
             self._needs_initial_reset = False
-            self._steps, self._t = {}, 0
+            self._steps, self._t, self._explore = {}, 0, explore
             self._hands = [self._new_hand(0) for _ in range(B)]
         index = {m: i for i, m in enumerate(module_ids)}
         done_episodes: list = []
@@ -504,7 +519,6 @@ class HandsEnvRunner(TablesEnvRunner):
                             [agents[k] for k in acting], hand.started, time.perf_counter(), self.config.policy_mapping_fn)
 
 
-_FLOAT_MIN = float(np.finfo(np.float32).min)
 
 
 def hand_episode(id_: str, agents: list, acting: list[str], started: float, ended: float, mapping_fn: Any = None):
@@ -512,7 +526,8 @@ def hand_episode(id_: str, agents: list, acting: list[str], started: float, ende
     end reward, table)`` per agent that acted, in the order they first acted; ``acting`` the agent id of each of
     the hand's T steps. Each agent's ``SingleAgentEpisode``: its observations then the blank last one
     (:class:`RLlibTables`'s), its actions, rewards 0 but the last (the end), ``ACTION_DIST_INPUTS``,
-    ``ACTION_LOGP`` and ``WEIGHTS_SEQ_NO`` as RLlib's runner stores them, terminated."""
+    ``ACTION_LOGP`` and ``WEIGHTS_SEQ_NO`` as RLlib's runner stores them, terminated. The episode's
+    ``custom_data["table"]`` is the table it was played at."""
     from ray.rllib.core.columns import Columns
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
@@ -554,6 +569,7 @@ def hand_episode(id_: str, agents: list, acting: list[str], started: float, ende
             [int(x) if x >= 0 else episode.SKIP_ENV_TS_TAG for x in row], lookback=0)
     episode.env_t = T
     episode.is_terminated = True
+    episode.custom_data["table"] = int(agents[0][4]) if agents else -1
     episode._start_time, episode._last_step_time = started, ended
     return episode
 

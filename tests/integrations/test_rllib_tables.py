@@ -130,41 +130,68 @@ def _algo(whole_hands: bool, num_envs: int, reward: str, **kw):
                         **kw).build_algo()
 
 
-def _replay(episodes, env_config: dict, seed: int, mapping_fn):
-    """The same hands through RLlib's own episode keeping: one table of an RLlibTables dealt as the runner's
-    (same seed), stepped with the recorded actions through the dict API, each step added with add_env_step."""
+def _replay(episodes, num_envs: int, env_config: dict, seed: int, mapping_fn):
+    """The same hands through RLlib's own episode keeping: an RLlibTables of as many tables, dealt as the runner's
+    (same seed), each table stepped with its recorded actions through the dict API (a table whose recorded hands
+    are done plays its first legal move), each step added with MultiAgentEpisode.add_env_step."""
     from ray.rllib.core.columns import Columns
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
     from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
 
-    tables = RLlibTables(1, **env_config)
+    tables = RLlibTables(num_envs, **env_config)
     obs, infos = tables.reset(seed=seed)
-    out = []
-    for ep in episodes:
-        # (each agent's actions and outputs, in the order of the hand's steps: the env-step map says who acted when)
-        cursor = {a: 0 for a in ep.agent_episodes}
-        ref = MultiAgentEpisode(ep.id_, agent_to_module_mapping_fn=mapping_fn)
-        ref.add_env_reset(observations=obs[0], infos=infos[0])
-        while True:
-            (agent, _), = obs[0].items()
-            sa = ep.agent_episodes[agent]
-            i = cursor[agent]
+    queues = [[e for e in episodes if e.custom_data["table"] == b] for b in range(num_envs)]
+    assert sum(map(len, queues)) == len(episodes)
+    current: list = [None] * num_envs  # (the runner's episode, its replay, each agent's next step) by table
+    resetting = [False] * num_envs
+    refs = {}
+
+    def start(b):
+        if queues[b]:
+            ep = queues[b].pop(0)
+            ref = MultiAgentEpisode(ep.id_, agent_to_module_mapping_fn=mapping_fn)
+            ref.add_env_reset(observations=obs[b], infos=infos[b])
+            current[b] = (ep, ref, {a: 0 for a in ep.agent_episodes})
+
+    for b in range(num_envs):
+        start(b)
+    while any(current) or any(queues):
+        actions, extras = [], []
+        for b in range(num_envs):
+            if resetting[b]:
+                actions.append({})
+                extras.append(None)
+                continue
+            (agent, o), = obs[b].items()
+            if current[b] is None:
+                actions.append({agent: int(o["legal"][0])})
+                extras.append(None)
+                continue
+            ep, _, cursor = current[b]
+            sa, i = ep.agent_episodes[agent], cursor[agent]
             cursor[agent] += 1
-            extra = {agent: {k: sa.get_extra_model_outputs(k, i) for k in
-                             (Columns.ACTION_DIST_INPUTS, Columns.ACTION_LOGP, WEIGHTS_SEQ_NO)}}
-            action = {agent: sa.get_actions(i)}
-            obs, rew, term, trunc, infos = tables.step([action])
-            ref.add_env_step(observations=obs[0], actions=action, rewards=rew[0], infos=infos[0],
-                             terminateds=term[0], truncateds=trunc[0], extra_model_outputs=extra)
-            if term[0]["__all__"]:
-                break
-        assert cursor == {a: len(sa) for a, sa in ep.agent_episodes.items()}
-        for a, sa in list(ref.agent_episodes.items()):
-            if not len(sa):  # (as RLlib's runner prunes them)
-                del ref.agent_episodes[a]
-        out.append(ref.to_numpy())
-        obs, rew, term, trunc, infos = tables.step([{}])  # (the reset step: the next hand)
-    return out
+            extras.append({agent: {k: sa.get_extra_model_outputs(k, i) for k in
+                                   (Columns.ACTION_DIST_INPUTS, Columns.ACTION_LOGP, WEIGHTS_SEQ_NO)}})
+            actions.append({agent: sa.get_actions(i)})
+        obs, rew, term, trunc, infos = tables.step(actions)
+        for b in range(num_envs):
+            if resetting[b]:  # (the reset step: its observation is the next hand's first)
+                resetting[b] = False
+                start(b)
+                continue
+            if current[b] is not None:
+                ep, ref, cursor = current[b]
+                ref.add_env_step(observations=obs[b], actions=actions[b], rewards=rew[b], infos=infos[b],
+                                 terminateds=term[b], truncateds=trunc[b], extra_model_outputs=extras[b])
+                if term[b]["__all__"]:
+                    assert cursor == {a: len(sa) for a, sa in ep.agent_episodes.items()}
+                    for a, sa in list(ref.agent_episodes.items()):
+                        if not len(sa):  # (as RLlib's runner prunes them)
+                            del ref.agent_episodes[a]
+                    refs[ep.id_] = ref.to_numpy()
+                    current[b] = None
+            resetting[b] = bool(term[b]["__all__"])
+    return [refs[e.id_] for e in episodes]
 
 
 def _same(a, b, where=""):
@@ -185,21 +212,27 @@ def _same(a, b, where=""):
 @pytest.mark.parametrize("reward,share", [("win", 0.0), ("sign_play", 0.0), ("sign_play", 1.0)])
 def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_loop_builds_from_the_same_steps(reward,
                                                                                                            share):
-    """HandsEnvRunner's episodes against RLlib's own: the same hands replayed through RLlibTables' dict API and
-    MultiAgentEpisode.add_env_step give the same agents, observations, actions, rewards, model outputs, env-step
-    map and ends, and PPO's learner connector (GAE included) makes the same batch of both; with ``rule`` holding one
-    or two seats of every hand (share 1.0) too."""
+    """HandsEnvRunner's episodes against RLlib's own, on 4 tables: the same hands replayed table by table through
+    RLlibTables' dict API and MultiAgentEpisode.add_env_step give the same agents, observations, actions, rewards,
+    model outputs, env-step map and ends, and PPO's learner connector (GAE included) makes the same batch of both;
+    each step's stored model outputs and logp are those its module gives for the stored observation; with
+    ``rule`` holding one or two seats of every hand (share 1.0) too."""
     import copy
+
+    import torch
+    from ray.rllib.core.columns import Columns
 
     from agents.integrations.rllib_tables import HandsEnvRunner
 
-    algo = _algo(True, 1, reward, **({"opponents": ["rule"], "opponent_share": share} if share else {}))
+    B = 4
+    algo = _algo(True, B, reward, **({"opponents": ["rule"], "opponent_share": share} if share else {}))
     try:
         runner = algo.env_runner
         assert isinstance(runner, HandsEnvRunner)
-        episodes = [e for _ in range(6) for e in runner.sample(num_timesteps=40)]
-        assert len(episodes) >= 3 and all(e.is_done and e.is_terminated for e in episodes)
-        refs = _replay(episodes, dict(runner.config.env_config), runner._seed, algo.config.policy_mapping_fn)
+        episodes = [e for _ in range(4) for e in runner.sample(num_timesteps=40 * B)]
+        assert len(episodes) >= 6 and all(e.is_done and e.is_terminated for e in episodes)
+        assert len({e.custom_data["table"] for e in episodes}) >= 2
+        refs = _replay(episodes, B, dict(runner.config.env_config), runner._seed, algo.config.policy_mapping_fn)
         for ep, ref in zip(episodes, refs):
             assert list(ep.agent_episodes) == list(ref.agent_episodes) and len(ep) == len(ref)
             for a, sa in ep.agent_episodes.items():
@@ -211,6 +244,18 @@ def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_lo
                 _same({k: sa.get_extra_model_outputs(k, slice(None)) for k in want.extra_model_outputs},
                       {k: want.get_extra_model_outputs(k, slice(None)) for k in want.extra_model_outputs}, f"{a} outs")
                 assert list(ep.env_t_to_agent_t[a].data) == list(ref.env_t_to_agent_t[a].data)
+                # (the outputs belong to the observations: the module, not trained since, gives them again)
+                module = runner.module[sa.module_id]
+                seen = sa.get_observations(slice(0, len(sa)))
+                with torch.no_grad():
+                    out = module.forward_exploration({Columns.OBS: {k: torch.from_numpy(v) for k, v in seen.items()}})
+                    inputs = out[Columns.ACTION_DIST_INPUTS]
+                    logp = module.get_exploration_action_dist_cls().from_logits(inputs).logp(
+                        torch.from_numpy(sa.get_actions(slice(None))))
+                np.testing.assert_allclose(sa.get_extra_model_outputs(Columns.ACTION_DIST_INPUTS, slice(None)),
+                                           inputs.numpy(), rtol=1e-5, atol=1e-5)
+                np.testing.assert_allclose(sa.get_extra_model_outputs(Columns.ACTION_LOGP, slice(None)), logp.numpy(),
+                                           rtol=1e-4, atol=1e-4)
             assert ep.get_return() == ref.get_return()
         learner = algo.learner_group._learner
         module = learner.module
@@ -241,6 +286,13 @@ def test_the_whole_hands_runner_gives_each_decision_once_and_refuses_what_it_doe
         for e in greedy:
             assert all((sa.get_extra_model_outputs("action_logp", slice(None)) == 0).all()
                        for sa in e.agent_episodes.values())
+        # (the next exploring call deals new hands: none of its hands holds a greedy step, i.e. a step with a
+        # choice of moves and logp 0)
+        for e in runner.sample(num_timesteps=40):
+            for sa in e.agent_episodes.values():
+                legal = sa.get_observations(slice(0, len(sa)))["legal"]
+                choice = (legal >= 0).sum(1) > 1
+                assert (sa.get_extra_model_outputs("action_logp", slice(None))[choice] < 0).all()
         with pytest.raises(ValueError, match="num_episodes"):
             runner.sample(num_episodes=1)
         with pytest.raises(ValueError, match="random_actions"):
