@@ -102,11 +102,8 @@ class RLlibTables(VectorMultiAgentEnv):
         self.game = VectorDouDizhu(num_envs, seed=seed, rules=rules, reward="score" if self.split else reward,
                                    reward_scale=1.0 if self.split else self.reward_scale)
         self.num_envs = B = self.game.num_envs
-        # agent names by (in play, seat): without the split the same name in both rows
         players = [f"player_{s}" for s in range(_SEATS)]
-        self._names = np.array([[f"bidder_{s}" for s in range(_SEATS)] if self.split else players, players],
-                               dtype=object)
-        agents = [*self._names[0], *players] if self.split else players
+        agents = [f"bidder_{s}" for s in range(_SEATS)] + players if self.split else players
         table = _Table(agents, OBS_SPACE)
         self.envs = [table] * B
         self.single_observation_spaces = dict(table.observation_spaces)
@@ -114,6 +111,7 @@ class RLlibTables(VectorMultiAgentEnv):
         self.single_observation_space = spaces.Dict(self.single_observation_spaces)
         self.single_action_space = spaces.Dict(self.single_action_spaces)
         self._agents = agents
+        self._agent_names = np.array(agents, dtype=object)
         self._ended = np.zeros(B, bool)  # hands that ended on the last step: their next step is the reset
         self._acted = np.zeros((B, 2, _SEATS), bool)  # (split) which agents acted in the hand
         self._final = {"observations": np.zeros(OBS_CELLS, np.float32), "legal": np.full(LEGAL_WIDTH, -1, np.int32)}
@@ -122,8 +120,7 @@ class RLlibTables(VectorMultiAgentEnv):
     # ------------------------------------------------------------------ observations
     def _turn(self) -> np.ndarray:
         """(B,) the name of the agent to act at each table."""
-        in_play = (self.game.phase == int(Phase.PLAY)).astype(np.int64)
-        return self._names[in_play, self.game.current_player]
+        return self._agent_names[self.turn_index()]
 
     def _views(self) -> tuple[np.ndarray, np.ndarray]:
         """Every table's observation of the seat to act: planes (B, 1740) float32 and padded legal ids (B,
@@ -386,6 +383,8 @@ class HandsEnvRunner(TablesEnvRunner):
         self._t = 0
         self._only: str | None = None
         self._explore: bool | None = None
+        self._module_ids: list[str] = []
+        self._held = np.zeros((0, 0), np.int64)
         super().__init__(*args, **kwargs)
 
     def make_env(self) -> None:
@@ -414,13 +413,15 @@ class HandsEnvRunner(TablesEnvRunner):
             self._log_counts()
 
     # ------------------------------------------------------------------ the loop
-    def _new_hand(self, first: int) -> _Hand:
+    def _new_hand(self, b: int, first: int) -> _Hand:
+        """Table ``b``'s next hand, from step ``first``: its id, and each agent's module (also in ``_held[b]``)."""
         import time
         import uuid
 
         hand = _Hand(uuid.uuid4().hex, first, [], time.perf_counter())
         fn = self.config.policy_mapping_fn
         hand.modules = [self._only or fn(a, hand) for a in self.env.agents]
+        self._held[b] = [self._module_ids.index(m) for m in hand.modules]
         return hand
 
     def _sample_hands(self, num_timesteps: int, explore: bool, force_reset: bool) -> list:
@@ -434,12 +435,13 @@ class HandsEnvRunner(TablesEnvRunner):
         # (new hands when asked, when RLlib asks for a reset (after make_env, or remove_module: the open hands may
         # name a module that is gone), and when this call explores and the open hands did not, or the other way:
         # a hand's steps all come from one mode)
-        if self._hands is None or force_reset or self._needs_initial_reset or explore != self._explore:
+        if (self._hands is None or force_reset or self._needs_initial_reset or explore != self._explore
+                or module_ids != self._module_ids):
             env.reset(seed=self._seed if self._needs_initial_reset else None)
             self._needs_initial_reset = False
-            self._steps, self._t, self._explore = {}, 0, explore
-            self._hands = [self._new_hand(0) for _ in range(B)]
-        index = {m: i for i, m in enumerate(module_ids)}
+            self._steps, self._t, self._explore, self._module_ids = {}, 0, explore, module_ids
+            self._held = np.zeros((B, len(agents)), np.int64)  # (each table's module index, by agent)
+            self._hands = [self._new_hand(b, 0) for b in range(B)]
         done_episodes: list = []
         agent_counts = np.zeros(len(agents), np.int64)
         module_counts = np.zeros(len(module_ids), np.int64)
@@ -448,7 +450,7 @@ class HandsEnvRunner(TablesEnvRunner):
         while taken < num_timesteps or not done_episodes:
             planes, legal = env._views()
             acting = env.turn_index()
-            held = np.array([index[h.modules[a]] for h, a in zip(self._hands, acting)], np.int64)
+            held = self._held[np.arange(B), acting]
             actions = np.zeros(B, np.int64)
             logp = np.zeros(B, np.float32)
             logits_parts, tails = [], np.zeros((B, 2), np.float32)
@@ -486,7 +488,7 @@ class HandsEnvRunner(TablesEnvRunner):
             for b in np.flatnonzero(done):
                 hand = self._hands[b]
                 done_episodes.append(self._episode(b, hand, t, targets[b], got[b]))
-                self._hands[b] = self._new_hand(t + 1)
+                self._hands[b] = self._new_hand(b, t + 1)
                 hands_done += 1
             first = min(h.first for h in self._hands)
             for old in [s for s in self._steps if s < first]:
