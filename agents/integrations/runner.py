@@ -1,13 +1,15 @@
 """A library learner's run folder, as DMC's: ``train.py --config sb3`` (any config whose ``algo`` names a
 library learner, :mod:`agents.runs.algos`) lands here.
 
-The learner's ``train(seconds, run_dir, ...)`` trains to a time and writes its resumable state and its
-policy (``policy.pt``, the ``"movescore"`` export) into the run folder; it resumes from that state. So the
-run is a series of segments, each ``train`` call resuming the last up to the next evaluation time:
+The learner's ``train(seconds, run_dir, decisions=...)`` trains to a time or a count of decisions learned
+from (the first reached) and writes its resumable state and its policy (``policy.pt``, the ``"movescore"``
+export) into the run folder; it resumes from that state. So the run is a series of segments, each ``train``
+call resuming the last up to the next evaluation (``eval_every_seconds``, ``eval_every_decisions``) or the
+end of the run (``max_seconds``, ``max_decisions``: the first reached ends it):
 
 * ``config.yaml``: the :class:`~agents.runs.algos.LibraryConfig` (``--resume RUN`` reads it back);
 * ``log.csv``: one row per segment (training seconds, the learner's steps, CPU seconds);
-* ``eval.csv``: after each segment (``eval_every_seconds``; always at the end) the policy against each of
+* ``eval.csv``: after each segment (always at the end) the policy against each of
   ``eval_opponents`` in duplicate on ``eval_deals`` deals of ``eval_seed``, DMC's columns (``frames`` holds
   the learner's steps); ``python -m agents.cli.compare`` and the learning curve read it as DMC's;
 * ``policy.pt``: what ``agents.load(RUN)`` and ``evaluate.py --a RUN`` seat.
@@ -208,30 +210,32 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         for name in ("log.csv", "eval.csv"):
             (run_dir / name).unlink(missing_ok=True)
     done = float(logged[-1]["train_seconds"]) if logged else 0.0
-    if logged and int(logged[-1]["steps"]) not in evaluated and (run_dir / POLICY).is_file():
+    steps = int(logged[-1]["steps"]) if logged else 0
+    if logged and steps not in evaluated and (run_dir / POLICY).is_file():
         # stopped between a segment's log row and its evaluation: that evaluation first (policy.pt is that
         # segment's policy: the learner writes it last), so no segment of eval.csv is lost
-        steps = int(logged[-1]["steps"])
         _append(run_dir / "eval.csv", EVAL_FIELDS, evaluate_policy(cfg, run_dir / POLICY, steps, done))
         evaluated.add(steps)
-    if done >= cfg.max_seconds:
-        log.info("the run has already trained its max_seconds %g (--set max_seconds=... to go on); policy %s",
-                 cfg.max_seconds, run_dir / POLICY)
+    if _spent(cfg, done, steps):
+        log.info("the run has already trained its %s (--set %s=... to go on); policy %s", _budget(cfg, done, steps),
+                 _budget(cfg, done, steps).split()[0], run_dir / POLICY)
         return run_dir / POLICY
-    every = cfg.eval_every_seconds or cfg.max_seconds
     first = not resume
     from ..runs.log import summary_writer
 
     tb = summary_writer(run_dir / "tensorboard", log)
     while True:
-        target = min(cfg.max_seconds, (int(done // every) + 1) * every)
+        seconds, decisions = _segment(cfg, done, steps)
         cpu0, t0 = _cpu(), time.perf_counter()
-        steps0 = int(logged[-1]["steps"]) if logged else 0
-        out = module.train(target, str(run_dir), seed=cfg.seed, resume=not first, progress=progress, **cfg.options)
+        steps0, done0 = steps, done
+        out = module.train(seconds, str(run_dir), decisions=decisions, seed=cfg.seed, resume=not first,
+                           progress=progress, **cfg.options)
         first = False
         steps = int(out.get("steps", 0))
-        seg_seconds = max(target - done, 1e-9)
-        done = target  # (the learner trained to it: its own count of seconds, kept across resumes)
+        # the learner's own count of training seconds, kept across resumes (at least the segment's end when it
+        # stopped on time: it stops after the update that crosses it)
+        done = max(float(out.get("wall_seconds", seconds)), done0)
+        seg_seconds = max(done - done0, 1e-9)
         _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
                                                    "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
                                                    "wall_seconds": round(time.perf_counter() - t0, 1)}])
@@ -243,12 +247,40 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
             _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
             evaluated.add(steps)
         _views(run_dir, tb, {"steps": steps, "steps_per_second": (steps - steps0) / seg_seconds}, rows)
-        if done >= cfg.max_seconds:
+        if _spent(cfg, done, steps) or steps == steps0:
+            if not _spent(cfg, done, steps):  # (the learner's own state says its budget is spent: never loop)
+                log.warning("the learner trained nothing in its segment (its state.json: %.0f s, %d decisions); "
+                            "stopping", done, steps)
             if tb is not None:
                 tb.close()
             log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
                      policy)
             return policy
+
+
+def _spent(cfg: LibraryConfig, seconds: float, decisions: int) -> bool:
+    """Whether a run with this much training behind it has reached either of its budgets."""
+    return (cfg.max_seconds > 0 and seconds >= cfg.max_seconds) or 0 < cfg.max_decisions <= decisions
+
+
+def _budget(cfg: LibraryConfig, seconds: float, decisions: int) -> str:
+    """The budget a run has reached, in its config's words."""
+    if cfg.max_seconds > 0 and seconds >= cfg.max_seconds:
+        return f"max_seconds {cfg.max_seconds:g}"
+    return f"max_decisions {cfg.max_decisions:,}"
+
+
+def _segment(cfg: LibraryConfig, seconds: float, decisions: int) -> tuple[float, int | None]:
+    """The next segment's end, as the learner's ``train`` takes it (seconds, decisions; either may be
+    unbounded): the run's budgets, cut at the next evaluation (every ``eval_every_seconds`` of training, every
+    ``eval_every_decisions`` learned, whichever comes first)."""
+    end_s = cfg.max_seconds if cfg.max_seconds > 0 else float("inf")
+    if cfg.eval_every_seconds:
+        end_s = min(end_s, (int(seconds // cfg.eval_every_seconds) + 1) * cfg.eval_every_seconds)
+    ends = [cfg.max_decisions] if cfg.max_decisions > 0 else []
+    if cfg.eval_every_decisions:
+        ends.append((decisions // cfg.eval_every_decisions + 1) * cfg.eval_every_decisions)
+    return end_s, (min(ends) if ends else None)
 
 
 __all__ = ["run_library", "evaluate_policy", "load_library_config", "learner_module", "check_options", "POLICY"]

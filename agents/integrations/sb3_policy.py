@@ -506,7 +506,8 @@ def seat_tables(num_envs: int, opponents: Any = "random", *, seed: int = 0, rewa
     return SeatTablesVecEnv()
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+          resume: bool = False, progress: bool = True,
           opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
           n_envs: int = 128, n_steps: int = 32, batch_size: int = 1024, n_epochs: int = 2, learning_rate: float | None = None,
@@ -515,7 +516,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
           checkpoint_seconds: float = 120.0,
           progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
     """MaskablePPO with :class:`MoveScoringSB3Policy` at one seat (drawn per hand) against ``opponents``
-    for ``seconds`` of wall time in all (across resumes).
+    for ``seconds`` of wall time or ``decisions`` learned from in all (across resumes; the first reached).
 
     ``run_dir`` gets ``model.zip`` (``model.save``: the weights and optimizer state that ``resume=True``
     reads back with ``set_parameters``, weights only) with ``state.json`` (steps, wall and CPU seconds
@@ -545,7 +546,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
     from .session import Session
 
     torch.set_num_threads(int(threads))
-    ses = Session("sb3", run_dir, seconds, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
+    ses = Session("sb3", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
                   checkpoint_seconds=checkpoint_seconds, progress_seconds=progress_seconds)
     zip_path = ses.path(MODEL_ZIP)
     resumed = ses.resuming and ses.done["steps"] > 0
@@ -605,7 +606,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
 #: train()'s options and their defaults (read from its signature: one place states them)
 DEFAULTS: dict[str, Any] = {k: p.default for k, p in inspect.signature(train).parameters.items()
-                            if p.kind == p.KEYWORD_ONLY and k not in ("seed", "resume", "progress")}
+                            if p.kind == p.KEYWORD_ONLY and k not in ("decisions", "seed", "resume", "progress")}
 
 
 def check_options(options: dict) -> dict:

@@ -1,13 +1,15 @@
 """One training call of a library learner: what every adapter's ``train(seconds, run_dir, ...)`` shares.
 
-A learner trains to a time budget that spans its resumes. :class:`Session` owns, once for all learners:
+A learner trains to a budget that spans its resumes: ``seconds`` of wall time and, when given, ``decisions``
+learned from, whichever is spent first (a test or a comparison at equal work stops on decisions, which
+hold on a busy machine as on a quiet one). :class:`Session` owns, once for all learners:
 
 ==================  ====================================================================================
 the clocks          decisions, wall and CPU seconds so far, read back from ``state.json`` on resume
                     (with the learner's own counters, such as batches or iterations)
 the cadences        a checkpoint every ``checkpoint_seconds`` and a progress line every
                     ``progress_seconds`` (:meth:`tick`), in the same words for every learner
-the budget          :meth:`running`: until the budget is spent, and at least one update in a call that
+the budget          :meth:`running`: until either budget is spent, and at least one update in a call that
                     starts below it (a slow start-up on a loaded machine would otherwise train nothing)
 the end             :meth:`finish`: the last checkpoint, the closing line, ``train``'s result
 ==================  ====================================================================================
@@ -35,8 +37,13 @@ class Session:
 
     def __init__(self, library: str, run_dir: str | os.PathLike, seconds: float, *, resume: bool, progress: bool,
                  state_files: tuple[str, ...] = (), counters: dict[str, int] | None = None,
-                 checkpoint_seconds: float = 120.0, progress_seconds: float = 30.0):
+                 checkpoint_seconds: float = 120.0, progress_seconds: float = 30.0, decisions: int | None = None):
+        if decisions is not None and (isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 1):
+            raise ValueError(f"{library}: decisions must be a positive integer or None, got {decisions!r}")
+        if not float(seconds) > 0:
+            raise ValueError(f"{library}: seconds must be positive (float('inf'): no time limit), got {seconds!r}")
         self.library, self.seconds, self.progress = library, float(seconds), progress
+        self.decisions = decisions
         self.checkpoint_seconds, self.progress_seconds = float(checkpoint_seconds), float(progress_seconds)
         self.run_dir = os.path.abspath(os.fspath(run_dir))
         os.makedirs(self.run_dir, exist_ok=True)
@@ -69,8 +76,10 @@ class Session:
                 "cpu_seconds": self.done["cpu_seconds"] + time.process_time() - self.cpu0}
 
     def running(self) -> bool:
-        """Whether to train on: the budget not spent, or no update yet in a call that started below it."""
+        """Whether to train on: neither budget spent, or no update yet in a call that started below them."""
         if self.done["wall_seconds"] >= self.seconds:
+            return False
+        if self.decisions is not None and self.done["steps"] >= self.decisions:
             return False
         return self.totals()["wall_seconds"] < self.seconds or self.done["steps"] == self.first_steps
 
@@ -92,9 +101,15 @@ class Session:
             t = self.totals()
             rate = (t["steps"] - self.shown_steps) / max(now - self.shown, 1e-9)
             more = extra() if extra is not None else ""
-            print(f"{self.library}: {t['steps']:,} decisions learned, {t['wall_seconds']:.0f} of {self.seconds:.0f} s, "
-                  f"{rate:,.0f} decisions/s{'; ' + more if more else ''}", flush=True)
+            print(f"{self.library}: {t['steps']:,}{self._of_decisions()} decisions learned, {t['wall_seconds']:.0f}"
+                  f"{self._of_seconds()} s, {rate:,.0f} decisions/s{'; ' + more if more else ''}", flush=True)
             self.shown, self.shown_steps = now, t["steps"]
+
+    def _of_decisions(self) -> str:
+        return f" of {self.decisions:,}" if self.decisions is not None else ""
+
+    def _of_seconds(self) -> str:
+        return f" of {self.seconds:.0f}" if self.seconds != float("inf") else ""
 
     def finish(self, save: Callable[[], None]) -> dict:
         """The last checkpoint and the closing line; ``train``'s result."""

@@ -219,10 +219,11 @@ DEFAULTS: dict[str, Any] = {
 STATE_FILE = "tianshou_state.pt"
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+          resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
-    """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time in all (across
-    resumes): ``num_envs`` tables of one batched env (``SeatTables``; table ``i`` plays against
+    """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time or ``decisions``
+    learned from in all (the first reached; across resumes): ``num_envs`` tables of one batched env (``SeatTables``; table ``i`` plays against
     ``opponents[i % n]``, each an ``agents.load`` spec), ``steps_per_collect`` decisions per collect, ``repeat`` passes of
     ``batch_size`` minibatches per update. Rewards are rulebook scores times ``reward_scale``; gamma 1.
 
@@ -240,7 +241,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))
-    ses = Session("tianshou", run_dir, seconds, resume=resume, progress=progress, state_files=(STATE_FILE,),
+    ses = Session("tianshou", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(STATE_FILE,),
                   counters={"collects": 0}, checkpoint_seconds=o["checkpoint_seconds"],
                   progress_seconds=o["progress_seconds"])
     opps: Sequence[Any] = [o["opponents"]] if isinstance(o["opponents"], str) else list(o["opponents"])

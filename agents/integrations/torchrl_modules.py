@@ -207,9 +207,10 @@ def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos:
     return dist.log_prob(choice_pos - starts[:-1]), dist.entropy()
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: bool = False, progress: bool = True,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+          resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
-    """Self-play PPO for ``seconds`` of wall time in all (across resumes), over compact legal sets: a
+    """Self-play PPO for ``seconds`` of wall time or ``decisions`` learned from in all (across resumes; the first reached), over compact legal sets: a
     :class:`~agents.integrations.selfplay.Collector` plays ``num_envs`` tables of the batched env with one
     forward pass a step (the policy at every seat, or, in ``opponent_share`` of the hands, at the seats
     that ``opponents`` do not hold: ``"self"`` is a frozen copy, any other an ``agents.load`` spec), and
@@ -233,7 +234,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, seed: int = 0, resume: 
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))
-    ses = Session("torchrl", run_dir, seconds, resume=resume, progress=progress, state_files=(STATE_FILE,),
+    ses = Session("torchrl", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(STATE_FILE,),
                   counters={"batches": 0}, checkpoint_seconds=o["checkpoint_seconds"],
                   progress_seconds=o["progress_seconds"])
     if o["init"] is not None:

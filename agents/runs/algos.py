@@ -10,8 +10,9 @@
 ``rllib``       RLlib's PPO (new API stack), self-play                      :class:`LibraryConfig`
 ==============  =========================================================  ==================================
 
-A library learner is a module of ``agents.integrations`` with ``train(seconds, run_dir, *, seed, resume,
-progress, **options) -> dict`` (the move-scoring policy in that library's idiom; its checkpoints in the run
+A library learner is a module of ``agents.integrations`` with ``train(seconds, run_dir, *, decisions, seed,
+resume, progress, **options) -> dict`` (to ``seconds`` of wall time or ``decisions`` learned from, the first
+reached; the move-scoring policy in that library's idiom; its checkpoints in the run
 folder, resumable; its final policy as ``policy.pt`` in the ``"movescore"`` export format) and, for the
 options it takes, a ``DEFAULTS`` dict. :mod:`agents.integrations.runner` runs it in a run folder like DMC's
 (``config.yaml``, ``log.csv``, ``eval.csv`` with periodic evaluation, the policy ``agents.load`` seats).
@@ -79,11 +80,15 @@ class LibraryConfig:
     name: str = _key("library", "run name: the run folder is runs/<name>-<YYYYmmdd-HHMMSS>", "run")
     algo: str = _key("torchrl", f"the learner: {', '.join(a for a in ALGOS if a != 'dmc')} (dmc has its own keys)")
     seed: int = _key(0, "seed of the learner (its deals, its initial weights)")
-    max_seconds: float = _key(600.0, "wall time of training, the run's sessions together (evaluations not counted)",
-                              "learner")
+    max_seconds: float = _key(600.0, "wall time of training, the run's sessions together (evaluations not counted); "
+                              "0: no time limit (max_decisions ends the run)", "learner")
+    max_decisions: int = _key(0, "> 0: also stop once the learner has learned from this many decisions, the run's "
+                              "sessions together (the run ends at the first of the two budgets)")
     options: dict = _key({}, "the learner's options (its train()'s DEFAULTS: learning rate, batch, self-play...)")
     eval_every_seconds: float = _key(0.0, "seconds of training between evaluations of the policy (eval.csv); 0: "
                                      "only at the end", "evaluation")
+    eval_every_decisions: int = _key(0, "> 0: also evaluate every this many decisions learned (with "
+                                     "eval_every_seconds: whichever comes first)")
     eval_deals: int = _key(100, "seeded deals per evaluation (duplicate, x6 hands)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["random", "rule"], "evaluation opponents (agents.load specs)")
@@ -100,8 +105,14 @@ class LibraryConfig:
         for k in ("seed", "eval_seed"):
             if not 0 <= getattr(self, k) < 2**32:
                 raise bad(k, "must be in [0, 2**32)")
-        if not 0 < self.max_seconds < float("inf"):
-            raise bad("max_seconds", "must be a positive number of seconds")
+        if not 0 <= self.max_seconds < float("inf"):
+            raise bad("max_seconds", "must be a number of seconds >= 0 (0: no time limit)")
+        for k in ("max_decisions", "eval_every_decisions"):
+            if isinstance(getattr(self, k), bool) or not isinstance(getattr(self, k), int) \
+                    or not 0 <= getattr(self, k) <= 10**13:
+                raise bad(k, "must be an integer >= 0 (0: none)")
+        if self.max_seconds == 0 and self.max_decisions == 0:
+            raise bad("max_seconds", "must be positive unless max_decisions is (a run needs a budget)")
         if not (self.eval_every_seconds == 0 or MIN_EVAL_EVERY <= self.eval_every_seconds < float("inf")):
             raise bad("eval_every_seconds", f"must be 0 (only at the end) or at least {MIN_EVAL_EVERY:g} seconds (each "
                                             f"evaluation restarts the learner)")

@@ -100,15 +100,14 @@ def test_the_torchrl_learner_trains_through_collector_processes_and_counts_their
     from agents.integrations.torchrl_modules import train
 
     own = time.process_time()
-    out = train(3, tmp_path / "run", progress=False, num_envs=8, decisions_per_batch=128, minibatch=64,
-                state_layers=(32,), head_layers=(16,), opponents=["rule"], collectors=1, progress_seconds=1e9)
+    small = dict(num_envs=8, decisions_per_batch=128, minibatch=64, state_layers=(32,), head_layers=(16,),
+                 opponents=["rule"], collectors=1, progress_seconds=1e9)
+    out = train(float("inf"), tmp_path / "run", decisions=128, progress=False, **small)
     own = time.process_time() - own
     assert out["steps"] >= 128
     assert not multiprocessing.active_children()
     assert out["cpu_seconds"] > own  # this process's CPU (the learner's) and the collector's on top
-    again = train(5, tmp_path / "run", resume=True, progress=False, num_envs=8, decisions_per_batch=128,
-                  minibatch=64, state_layers=(32,), head_layers=(16,), opponents=["rule"], collectors=1,
-                  progress_seconds=1e9)
+    again = train(float("inf"), tmp_path / "run", decisions=out["steps"] + 128, resume=True, progress=False, **small)
     assert again["steps"] > out["steps"] and not multiprocessing.active_children()
     with pytest.raises(ValueError, match="collectors"):
         train(1, tmp_path / "bad", progress=False, collectors=-1)

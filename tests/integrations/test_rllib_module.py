@@ -30,8 +30,8 @@ def run(tmp_path_factory):
     d = tmp_path_factory.mktemp("rllib") / "run"
     opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9,
                 opponents=["rule"], opponent_share=0.5)
-    first = train(1, d, seed=1, progress=False, **opts)
-    second = train(first["wall_seconds"] + 1, d, seed=1, resume=True, progress=False, **opts)
+    first = train(float("inf"), d, decisions=256, seed=1, progress=False, **opts)
+    second = train(float("inf"), d, decisions=first["steps"] + 256, seed=1, resume=True, progress=False, **opts)
     return d, first, second
 
 

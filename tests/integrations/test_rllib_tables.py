@@ -110,9 +110,10 @@ def test_a_run_on_the_tables_counts_each_decision_once(tmp_path):
 
     opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(32,), head_layers=(16,),
                 progress_seconds=1e9, reward="win")
-    out = train(2, tmp_path / "v", seed=2, progress=False, vector_env=True, **opts)
+    out = train(float("inf"), tmp_path / "v", decisions=256, seed=2, progress=False, vector_env=True, **opts)
     assert 0 < out["steps"] == json.loads((tmp_path / "v" / "state.json").read_text())["steps"]
-    assert train(2, tmp_path / "p", seed=2, progress=False, vector_env=False, **opts)["steps"] > 0
+    assert train(float("inf"), tmp_path / "p", decisions=256, seed=2, progress=False, vector_env=False,
+                 **opts)["steps"] > 0
 
 
 def _algo(whole_hands: bool, num_envs: int, reward: str, **kw):

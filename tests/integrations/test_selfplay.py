@@ -165,7 +165,8 @@ def test_the_torchrl_learner_trains_with_a_central_critic_and_exports_only_the_p
     import agents
     from agents.integrations.torchrl_modules import train
 
-    out = train(2, tmp_path / "run", progress=False, num_envs=8, decisions_per_batch=128, minibatch=64,
+    out = train(float("inf"), tmp_path / "run", decisions=256, progress=False, num_envs=8, decisions_per_batch=128,
+                minibatch=64,
                 state_layers=(32,), head_layers=(16,), central_critic=True, critic_layers=(16,),
                 opponents=["rule"], progress_seconds=1e9)
     assert out["steps"] >= 128

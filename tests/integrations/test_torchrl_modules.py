@@ -136,13 +136,13 @@ def test_a_truncated_learner_state_on_resume_is_one_line_not_a_traceback(tmp_pat
     import train as cli
 
     run = tmp_path / "run"
-    sets = ["--set", "max_seconds=3", "--set", "eval_deals=1", "--set", "eval_opponents=[random]",
+    sets = ["--set", "max_seconds=0", "--set", "max_decisions=256", "--set", "eval_deals=1", "--set", "eval_opponents=[random]",
             "--set", "options.num_envs=8", "--set", "options.decisions_per_batch=256"]
     assert cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress", *sets]) == 0
     state = run / "torchrl_state.pt"
     state.write_bytes(state.read_bytes()[:100])
     capsys.readouterr()
-    assert cli.main(["--resume", str(run), "--set", "max_seconds=6", "--no-progress"]) == 1
+    assert cli.main(["--resume", str(run), "--set", "max_decisions=512", "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "cannot resume" in err and "learner state does not load" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err

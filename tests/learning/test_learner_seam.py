@@ -64,6 +64,29 @@ def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_pa
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000, 4000]
 
 
+def test_a_decisions_budget_ends_the_run_and_cuts_its_segments_whatever_the_clock(tmp_path, fake):
+    """max_decisions / eval_every_decisions: the learner is asked for the decisions of each segment (with no time
+    limit when max_seconds is 0), the run ends when they are learned, and a resume with more goes on."""
+    from agents.cli.train import main
+
+    cfg = write_config(tmp_path, max_seconds=0, max_decisions=2500, eval_every_decisions=1000)
+    run_dir = tmp_path / "run"
+    assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 0
+    assert [(c["seconds"], c["decisions"]) for c in fake.CALLS] == [(float("inf"), 1000), (float("inf"), 2000),
+                                                                    (float("inf"), 2500)]
+    assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 2500]
+    assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 25.0]
+    fake.CALLS.clear()
+    assert main(["--resume", str(run_dir), "--set", "max_decisions=3000", "--no-progress"]) == 0
+    assert [(c["decisions"], c["start"]["steps"]) for c in fake.CALLS] == [(3000, 2500)]
+    # both budgets: the first reached ends the run (here the seconds: 100 steps a second, 12 s < 2,500 decisions)
+    fake.CALLS.clear()
+    cfg = write_config(tmp_path, max_seconds=12.0, max_decisions=2500)
+    assert main(["--config", cfg, "--run-dir", str(tmp_path / "both"), "--no-progress"]) == 0
+    assert [(c["seconds"], c["decisions"]) for c in fake.CALLS] == [(12.0, 2500)]
+    assert [int(r["frames"]) for r in rows(tmp_path / "both" / "eval.csv")] == [1200]
+
+
 def test_an_interrupted_run_resumes_where_its_log_ends(tmp_path, fake, capsys):
     from agents.cli.train import main
 
@@ -83,7 +106,10 @@ def test_an_interrupted_run_resumes_where_its_log_ends(tmp_path, fake, capsys):
     (["eval_every_seconds=0.01"], "config key 'eval_every_seconds': must be 0 (only at the end) or at least 10"),
     (["eval_opponents=[rul]"], "config key 'eval_opponents': unknown agent 'rul'"),
     (["algo=torchrll"], "unknown learner 'torchrll' (did you mean 'torchrl'?)"),
-    (["max_seconds=0"], "config key 'max_seconds'"),
+    (["max_seconds=0"], "config key 'max_seconds': must be positive unless max_decisions is"),
+    (["max_seconds=-1"], "config key 'max_seconds'"),
+    (["max_decisions=-5"], "config key 'max_decisions': must be an integer >= 0"),
+    (["eval_every_decisions=1.5"], "config key 'eval_every_decisions'"),
     (["options=3"], "config key 'options': expected a mapping"),
     (["algo=dmc", "options.width=3"], "unknown config key 'options.width'"),
 ])
