@@ -157,8 +157,14 @@ def train_library(args: argparse.Namespace, name: str) -> int:
         print(f"{name}: error: run folder {run_dir}: {problem}; give a writable --run-dir", file=sys.stderr)
         return 2
     logging.getLogger("ddz.train").info("run folder %s (%s)", run_dir, cfg.algo)
+    from agents.integrations.session import LearnerStopped
+
     try:
         run_library(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    except LearnerStopped as e:  # (before RuntimeError: the learner's state is whole, its checkpoint just written)
+        print(f"{name}: error: {e}; the run stopped with its work saved: continue with: {name} --resume {run_dir}",
+              file=sys.stderr)
+        return 1
     except ValueError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
@@ -178,7 +184,8 @@ def train_library(args: argparse.Namespace, name: str) -> int:
               f"{first[:200]}); start a new run, or restore the run folder's files", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{name}: interrupted; continue with: {name} --resume {run_dir}", file=sys.stderr)
+        print(f"\n{name}: interrupted, the work so far saved; continue with: {name} --resume {run_dir}",
+              file=sys.stderr)
         return 130
     return 0
 

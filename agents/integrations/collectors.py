@@ -18,7 +18,8 @@ batches                    numpy arrays through the pipe (a batch of 4,152 decis
                            most one batch ahead
 CPU seconds                each batch carries the CPU seconds its process spent on it; the learner adds
                            them to its own (:meth:`ProcessCollectors.take_cpu`)
-faults                     a collector that dies stops the run with its exit code (``RuntimeError``); a
+faults                     a collector that dies stops the run with its exit code (``LearnerStopped``: the
+                           learner writes its checkpoint first, and ``--resume`` goes on from it); a
                            collector whose learner is gone exits (its pipe closes, or its parent changes)
 =========================  ================================================================================
 
@@ -41,6 +42,7 @@ from torch import multiprocessing as mp
 
 from ..runs.weights import read_weights, write_weights
 from .selfplay import Batch, CentralCritic, Collector
+from .session import LearnerStopped
 
 #: a collector's seed is ``seed + SEED_STRIDE * rank`` (rank 0: the in-process collector's seed)
 SEED_STRIDE = 104_729
@@ -140,7 +142,7 @@ class ProcessCollectors:
             for rank, p in enumerate(self.procs):
                 if p.sentinel in ready and not p.is_alive():
                     self.close()
-                    raise RuntimeError(f"collector process {rank} exited with code {p.exitcode}"
+                    raise LearnerStopped(f"collector process {rank} exited with code {p.exitcode}"
                                        + (" (killed: out of memory? fewer num_envs need less)" if p.exitcode == -9
                                           else ""))
 

@@ -498,11 +498,12 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
         if ses.resuming:
             algo.restore_from_path(ck_dir)
         ses.restart_clock()  # (Ray's start and the build, ~10 s, are not training time)
-        while ses.running():
-            last = algo.train()
-            ses.done["steps"] += decisions_sampled(last)
-            ses.done["iterations"] += 1
-            ses.tick(save, line)
+        with ses.keeping(save):
+            while ses.running():
+                last = algo.train()
+                ses.done["steps"] += decisions_sampled(last)
+                ses.done["iterations"] += 1
+                ses.tick(save, line)
         return ses.finish(save)
     finally:
         algo.stop()

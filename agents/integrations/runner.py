@@ -35,6 +35,7 @@ from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
 from ..runs.config import yaml_module
 from ..runs.algos import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
+from .session import STATE_JSON
 
 log = logging.getLogger("ddz.train")
 POLICY = "policy.pt"
@@ -211,6 +212,9 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
             (run_dir / name).unlink(missing_ok=True)
     done = float(logged[-1]["train_seconds"]) if logged else 0.0
     steps = int(logged[-1]["steps"]) if logged else 0
+    if steps > 0 and not os.path.lexists(run_dir / STATE_JSON):  # (never a silent restart from random weights)
+        raise ValueError(f"cannot resume {run_dir}: its log.csv has {steps:,} decisions learned but its learner "
+                         f"state ({STATE_JSON}) is missing; restore the run folder's files, or start a new run")
     if logged and steps not in evaluated and (run_dir / POLICY).is_file():
         # stopped between a segment's log row and its evaluation: that evaluation first (policy.pt is that
         # segment's policy: the learner writes it last), so no segment of eval.csv is lost

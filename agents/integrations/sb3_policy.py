@@ -599,8 +599,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
             return ses.running() or model._n_updates == self.updates0
 
     if ses.running():
-        model.learn(total_timesteps=10**12, callback=Clock(), reset_num_timesteps=not resumed)
-    ses.done["steps"] = int(model.num_timesteps)
+        with ses.keeping(save):
+            try:
+                model.learn(total_timesteps=10**12, callback=Clock(), reset_num_timesteps=not resumed)
+            finally:
+                ses.done["steps"] = int(model.num_timesteps)
     return ses.finish(save)
 
 

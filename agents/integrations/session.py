@@ -12,6 +12,9 @@ the cadences        a checkpoint every ``checkpoint_seconds`` and a progress lin
 the budget          :meth:`running`: until either budget is spent, and at least one update in a call that
                     starts below it (a slow start-up on a loaded machine would otherwise train nothing)
 the end             :meth:`finish`: the last checkpoint, the closing line, ``train``'s result
+the stops           :meth:`keeping`: on Ctrl-C (SIGTERM too, where ``train.py`` turns it into one) or a
+                    :class:`LearnerStopped` (a collector process died), a last checkpoint of the work so
+                    far before the stop goes on, so ``--resume`` loses at most the update under way
 ==================  ====================================================================================
 
 The learner says how to save its own state and the ``policy.pt`` export (a ``save`` callable); the session
@@ -19,14 +22,39 @@ writes ``state.json`` after it, atomically: it vouches for the files beside it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ddz_env.files import write_text
 
 STATE_JSON, POLICY_FILE = "state.json", "policy.pt"
+
+
+class LearnerStopped(RuntimeError):
+    """A learner cannot go on, through no fault of its state (a collector process died: killed, out of
+    memory): its last checkpoint is written and the run can resume. ``train.py`` says so in one line."""
+
+
+def _read_state(path: str, library: str) -> dict:
+    """``state.json``'s counts: a regular file of at most 1 MiB (a FIFO would block a resume for ever), a JSON
+    object of numbers; else ``ValueError`` in one line."""
+    from ddz_env.files import input_file
+
+    try:
+        with open(input_file(path, f"{library}: the learner state", max_bytes=1 << 20), encoding="utf-8") as f:
+            data = json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{library}: cannot resume: {path} is not JSON ({e})") from None
+    except FileNotFoundError as e:
+        raise ValueError(f"{library}: cannot resume: {e}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in data.values()) or "steps" not in data:
+        raise ValueError(f"{library}: cannot resume: {path} is not a learner's state (an object of counts with "
+                         f"'steps')")
+    return data
 
 
 class Session:
@@ -49,10 +77,14 @@ class Session:
         os.makedirs(self.run_dir, exist_ok=True)
         self.done: dict[str, Any] = {"steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0, **(counters or {})}
         needed = [self.path(STATE_JSON)] + [self.path(f) for f in state_files]
-        self.resuming = bool(resume) and all(os.path.exists(p) for p in needed)
+        present = [os.path.lexists(p) for p in needed]
+        if resume and any(present) and not all(present):  # (never a silent restart from random weights)
+            missing = ", ".join(os.path.basename(p) for p, here in zip(needed, present) if not here)
+            raise ValueError(f"{library}: cannot resume {self.run_dir}: its learner state is incomplete ({missing} "
+                             f"missing); restore the run folder's files, or start a new run")
+        self.resuming = bool(resume) and all(present)
         if self.resuming:
-            with open(self.path(STATE_JSON), encoding="utf-8") as f:
-                self.done.update(json.load(f))
+            self.done.update(_read_state(self.path(STATE_JSON), library))
         elif resume and progress:
             print(f"{library}: nothing to resume in {self.run_dir}: starting afresh", flush=True)
         self.wall0, self.cpu0 = time.time(), time.process_time()
@@ -111,6 +143,17 @@ class Session:
     def _of_seconds(self) -> str:
         return f" of {self.seconds:.0f}" if self.seconds != float("inf") else ""
 
+    @contextlib.contextmanager
+    def keeping(self, save: Callable[[], None]) -> Iterator[None]:
+        """The training loop's block: a stop inside it (Ctrl-C, :class:`LearnerStopped`) writes the learner's
+        files and ``state.json`` once more before it goes on (a failed write leaves the last checkpoint, whole)."""
+        try:
+            yield
+        except (KeyboardInterrupt, LearnerStopped):
+            with contextlib.suppress(Exception):
+                self.save(save)
+            raise
+
     def finish(self, save: Callable[[], None]) -> dict:
         """The last checkpoint and the closing line; ``train``'s result."""
         self.save(save)
@@ -121,4 +164,4 @@ class Session:
         return {**t, "policy": self.policy_path}
 
 
-__all__ = ["Session", "STATE_JSON", "POLICY_FILE"]
+__all__ = ["Session", "LearnerStopped", "STATE_JSON", "POLICY_FILE"]

@@ -273,16 +273,17 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
         recent = returns[-200:]
         return f"mean score {np.mean(recent):+.2f} of the last {len(recent)} hands" if recent else "no hand yet"
 
-    while ses.running():
-        with torch_train_mode(algo, False), torch.no_grad():
-            stats = collector.collect(n_step=int(o["steps_per_collect"]))
-        returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]
-        with policy_within_training_step(algo.policy), torch_train_mode(algo):
-            algo.update(buffer=buffer, batch_size=int(o["batch_size"]), repeat=int(o["repeat"]))
-        buffer.reset(keep_statistics=True)
-        ses.done["steps"] += int(stats.n_collected_steps)
-        ses.done["collects"] += 1
-        ses.tick(save, line)
+    with ses.keeping(save):
+        while ses.running():
+            with torch_train_mode(algo, False), torch.no_grad():
+                stats = collector.collect(n_step=int(o["steps_per_collect"]))
+            returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]
+            with policy_within_training_step(algo.policy), torch_train_mode(algo):
+                algo.update(buffer=buffer, batch_size=int(o["batch_size"]), repeat=int(o["repeat"]))
+            buffer.reset(keep_statistics=True)
+            ses.done["steps"] += int(stats.n_collected_steps)
+            ses.done["collects"] += 1
+            ses.tick(save, line)
     envs.close()
     return ses.finish(save)
 

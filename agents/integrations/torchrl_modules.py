@@ -279,23 +279,24 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
                 f"{parts['entropy']:.2f}")
 
     try:
-        while ses.running():
-            batch = collector.collect(int(o["decisions_per_batch"]))
-            n = len(batch)
-            for _ in range(int(o["epochs"])):
-                for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
-                    total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist,
-                                            critic=critic)
-                    optim.zero_grad()
-                    total.backward()
-                    nn.utils.clip_grad_norm_(params, 1.0)
-                    optim.step()
-            collector.refresh()
-            if o["collectors"]:
-                ses.done["cpu_seconds"] += collector.take_cpu()  # (the collector processes' own)
-            ses.done["steps"] += n
-            ses.done["batches"] += 1
-            ses.tick(save, line)
+        with ses.keeping(save):
+            while ses.running():
+                batch = collector.collect(int(o["decisions_per_batch"]))
+                n = len(batch)
+                for _ in range(int(o["epochs"])):
+                    for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
+                        total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist,
+                                                critic=critic)
+                        optim.zero_grad()
+                        total.backward()
+                        nn.utils.clip_grad_norm_(params, 1.0)
+                        optim.step()
+                collector.refresh()
+                if o["collectors"]:
+                    ses.done["cpu_seconds"] += collector.take_cpu()  # (the collector processes' own)
+                ses.done["steps"] += n
+                ses.done["batches"] += 1
+                ses.tick(save, line)
     finally:
         if o["collectors"]:
             collector.close()

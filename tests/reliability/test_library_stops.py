@@ -1,0 +1,131 @@
+"""A library run keeps its work however it stops, and resumes only from a whole learner state.
+
+Before: Ctrl-C kept what the last periodic checkpoint had (up to two minutes of work); a killed TorchRL
+collector process ended the run in a traceback and, on ``--resume``, was reported as "learner state does not
+load" (N37); a FIFO named ``state.json`` hung ``--resume`` for ever and a missing one restarted the run from
+random weights without a word (N39). Every run here stops on decisions learned, never on seconds."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+
+import pytest
+
+from common import needs
+
+pytestmark = needs("yaml", "train")
+
+
+def _save_files(ses, saved: list):
+    def save() -> None:
+        saved.append(int(ses.done["steps"]))
+        with open(ses.path("learner.bin"), "w") as f:
+            f.write("weights")
+    return save
+
+
+def test_a_stop_inside_the_training_block_writes_the_learners_files_and_state_once_more(tmp_path):
+    from agents.integrations.session import LearnerStopped, Session
+
+    for stop in (KeyboardInterrupt(), LearnerStopped("collector process 0 exited with code -9")):
+        run = tmp_path / type(stop).__name__
+        ses = Session("test", run, float("inf"), decisions=10_000, resume=False, progress=False,
+                      state_files=("learner.bin",), checkpoint_seconds=1e9)
+        saved: list[int] = []
+        save = _save_files(ses, saved)
+        with pytest.raises(type(stop)):
+            with ses.keeping(save):
+                while ses.running():
+                    ses.done["steps"] += 100
+                    ses.tick(save)
+                    if ses.done["steps"] == 300:
+                        raise stop
+        assert saved == [300]  # no periodic checkpoint came (1e9 s): the stop wrote this one
+        assert json.loads((run / "state.json").read_text())["steps"] == 300
+        again = Session("test", run, float("inf"), decisions=400, resume=True, progress=False,
+                        state_files=("learner.bin",))
+        assert again.resuming and again.done["steps"] == 300 and again.running()
+
+
+def test_a_resume_refuses_a_fifo_an_incomplete_state_and_a_state_that_is_not_counts(tmp_path):
+    from agents.integrations.session import Session
+
+    def start(run, resume=True):
+        return Session("test", run, 100.0, resume=resume, progress=False, state_files=("learner.bin",))
+
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "state.json")
+    (fifo / "learner.bin").write_text("weights")
+    with pytest.raises(ValueError, match="is a FIFO, not a regular file"):  # (before: open() blocked for ever)
+        start(fifo)
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "learner.bin").write_text("weights")
+    with pytest.raises(ValueError, match=r"learner state is incomplete \(state.json missing\)"):
+        start(half)
+    (half / "state.json").write_text('{"steps": "many"}')
+    with pytest.raises(ValueError, match="not a learner's state"):
+        start(half)
+    (half / "state.json").write_text("{not json")
+    with pytest.raises(ValueError, match="is not JSON"):
+        start(half)
+    assert not start(tmp_path / "empty").resuming  # nothing at all there: a fresh start, as before
+
+
+def _small_torchrl(run, *sets):
+    args = ["--set", "max_seconds=0", "--set", "eval_deals=1", "--set", "eval_opponents=[random]"]
+    for k, v in {"num_envs": 8, "decisions_per_batch": 128, "minibatch": 64, "state_layers": [32],
+                 "head_layers": [16], "opponents": ["rule"], "progress_seconds": 1e9}.items():
+        args += ["--set", f"options.{k}={json.dumps(v)}"]
+    for s in sets:
+        args += ["--set", s]
+    return args
+
+
+def test_a_killed_collector_process_stops_the_run_with_its_work_saved_and_resume_goes_on(tmp_path, capsys,
+                                                                                          monkeypatch):
+    pytest.importorskip("torchrl")
+    import train as cli
+    from agents.integrations.collectors import ProcessCollectors
+
+    refresh = ProcessCollectors.refresh
+    updates = []
+
+    def refresh_then_kill(self):  # the collector is killed (SIGKILL: the OOM killer's way) after 2 updates
+        refresh(self)
+        updates.append(1)
+        if len(updates) == 2:
+            os.kill(self.procs[0].pid, signal.SIGKILL)
+
+    monkeypatch.setattr(ProcessCollectors, "refresh", refresh_then_kill)
+    run = tmp_path / "run"
+    code = cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress",
+                     *_small_torchrl(run, "max_decisions=100000", "options.collectors=1")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "collector process 0 exited with code -9" in err and f"--resume {run}" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert json.loads((run / "state.json").read_text())["steps"] >= 2 * 128  # its two updates, saved
+    assert not multiprocessing.active_children()
+    monkeypatch.setattr(ProcessCollectors, "refresh", refresh)
+    saved = json.loads((run / "state.json").read_text())["steps"]
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", f"max_decisions={saved + 128}",
+                     "--set", "options.collectors=0"]) == 0
+    assert json.loads((run / "state.json").read_text())["steps"] >= saved + 128
+
+
+def test_a_library_resume_with_its_state_json_gone_is_refused_not_restarted(tmp_path, capsys):
+    pytest.importorskip("torchrl")
+    import train as cli
+
+    run = tmp_path / "run"
+    assert cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress",
+                     *_small_torchrl(run, "max_decisions=128")]) == 0
+    (run / "state.json").unlink()
+    capsys.readouterr()
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_decisions=256"]) == 2
+    err = capsys.readouterr().err
+    assert "state.json" in err and "missing" in err and len(err.strip().splitlines()) == 1, err
