@@ -83,8 +83,8 @@ play: setup
 test: setup-marl setup-rllib
 	@failed=""; \
 	$(BIN)/ruff check . || failed="$$failed ruff"; \
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py || failed="$$failed main-suite"; \
-	$(RBIN)/python -m pytest tests/integrations/test_integrations.py tests/integrations/test_rllib_module.py tests/integrations/test_rllib_tables.py tests/integrations/test_learner_contract.py tests/project/test_readme.py -m integration -k rllib || failed="$$failed rllib-suite"; \
+	$(BIN)/python -m pytest tests -m "not rllib" || failed="$$failed main-suite"; \
+	$(RBIN)/python -m pytest tests -m rllib --ignore=tests/learning/test_ray.py || failed="$$failed rllib-suite"; \
 	$(RBIN)/python -m pytest tests/learning/test_ray.py || failed="$$failed ray-suite"; \
 	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; echo "make test: every suite passed"
 
@@ -92,7 +92,7 @@ test: setup-marl setup-rllib
 test-core: setup
 	@failed=""; \
 	$(BIN)/ruff check . || failed="$$failed ruff"; \
-	$(BIN)/python -m pytest tests -k "not rllib" --ignore=tests/learning/test_ray.py || failed="$$failed main-suite"; \
+	$(BIN)/python -m pytest tests -m "not rllib" || failed="$$failed main-suite"; \
 	if [ -n "$$failed" ]; then echo "make test-core: failed:$$failed"; exit 1; fi
 
 # the peers (RLCard, OpenSpiel, DouZero) are optional: installed here, skipped by the scripts when absent

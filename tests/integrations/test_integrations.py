@@ -437,6 +437,7 @@ def rllib_checked_env(config=None):
 
 
 @pytest.mark.integration
+@pytest.mark.rllib
 def test_rllib_ppo_self_play_with_the_move_scoring_module():
     pytest.importorskip("ray.rllib")
     ex = load_example("rllib_ppo")

@@ -20,7 +20,7 @@ from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, FixedAgent
                                              RLlibObs, SeatsToModules, SplitTargetsEnv, build_config, decisions_sampled, make_env,
                                              train)
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rllib]
 
 
 @pytest.fixture(scope="module")

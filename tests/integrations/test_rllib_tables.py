@@ -10,7 +10,7 @@ pytest.importorskip("ray.rllib")
 from agents.integrations.rllib_module import MODULE_ID, decisions_sampled, make_env, train  # noqa: E402
 from agents.integrations.rllib_tables import DECISIONS, RLlibTables  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rllib]
 
 
 @pytest.mark.parametrize("reward", ["score", "win", "sign_play"])

@@ -14,7 +14,7 @@ from agents.dmc.learner import sources  # noqa: E402
 from agents.dmc.config import load_config  # noqa: E402
 from agents.dmc.learner.trainer import load_checkpoint, train  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rllib]
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Every ```python block of README.md and of the docs pages (docs/*.md) runs alone, as pasted, in a
 fresh interpreter, and prints what the text says. Blocks that import a MARL library are ``integration`` tests: they
-skip, naming the library, where it is not installed; their ids name the library (``-k rllib``
-selects the RLlib block, which runs in RLlib's own venv: ``make test``)."""
+skip, naming the library, where it is not installed; the RLlib block is marked ``rllib``
+(it runs in RLlib's own venv: ``make test``)."""
 from __future__ import annotations
 
 import ast
@@ -64,6 +64,8 @@ def params():
         libs = libraries(code)
         tag = "-".join(sorted({LIBRARIES[n] for n in libs})) or "core"
         marks = [pytest.mark.integration] if libs else []
+        if "ray" in libs:
+            marks.append(pytest.mark.rllib)
         name = line.replace("/", "-").replace(".md:", "-line")
         out.append(pytest.param(line, code, libs, id=f"{name}-{tag}", marks=marks))
     return out
