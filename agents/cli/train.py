@@ -29,7 +29,8 @@ from agents._entry import needs_installed, plain
 
 with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__name__ == "__main__"):
     from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
-    from agents.runs.folder import CheckpointWriteError, held_run, new_run_dir, resume_hint
+    from agents.runs.folder import CHECKPOINT, CheckpointWriteError, held_run, new_run_dir, resume_hint
+    from agents.runs.stop import Terminated, exit_status
     from agents.runs.algos import LIBRARY_SCHEMA, algo_of
 
 
@@ -124,10 +125,22 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         print(f"{name}: error: writing the run folder {run_dir} failed{where}: {write_failure(e)}; "
               f"{resume_hint(run_dir)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"\n{name}: interrupted; {resume_hint(run_dir)}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C: 130; SIGTERM (agents.runs.stop.Terminated): 143
+        print(f"\n{stopped_line(name, run_dir, e)}", file=sys.stderr)
+        return exit_status(e)
     return 0
+
+
+def stopped_line(name: str, run_dir: Path, stop: KeyboardInterrupt) -> str:
+    """What a run that Ctrl-C or SIGTERM stopped says: the checkpoint saved on stopping (``stop.saved``: its
+    frames) or the last one left, and the command that continues it."""
+    what = "stopped by SIGTERM" if isinstance(stop, Terminated) else "interrupted"
+    saved = getattr(stop, "saved", None)
+    if saved is None:
+        return f"{name}: {what}; {resume_hint(run_dir)}"
+    command = f"python {name}" if name.endswith(".py") else name
+    return (f"{name}: {what}; checkpoint saved at {saved:,} frames ({run_dir / CHECKPOINT}): continue with: "
+            f"{command} --resume {run_dir}")
 
 
 def train_library(args: argparse.Namespace, name: str) -> int:

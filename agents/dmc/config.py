@@ -88,7 +88,10 @@ class TrainConfig:
     log_every_frames: int = _key(100_000, "frames between log.csv rows and log lines (at the same frames in "
                                  "every run of a config); 0: every log_every seconds", "bookkeeping")
     log_every: float = _key(10.0, "seconds between log.csv rows and log lines when log_every_frames is 0")
-    checkpoint_every: int = _key(200_000, "frames between checkpoints (and one at the end)")
+    checkpoint_every: int = _key(200_000, "frames between checkpoints (and one at the end, and on Ctrl-C or SIGTERM)")
+    checkpoint_every_seconds: float = _key(300.0, "> 0: also a checkpoint once this many seconds passed since the "
+                                           "last, whichever of it and checkpoint_every comes first (at most this "
+                                           "much work unsaved); 0: by frames only")
     keep_checkpoints: bool = _key(False, "keep every checkpoint (else only the latest, plus the final one)")
 
     # ------------------------------------------------------------------ validation
@@ -180,6 +183,8 @@ class TrainConfig:
             raise bad("eval_opponents", "at least one opponent when eval_every > 0")
         if self.max_seconds < 0:
             raise bad("max_seconds", "must be >= 0")
+        if self.checkpoint_every_seconds < 0:
+            raise bad("checkpoint_every_seconds", "must be >= 0 (0: checkpoints by frames only)")
         if self.log_every <= 0:
             raise bad("log_every", "must be > 0")
         if self.log_every_frames < 0:

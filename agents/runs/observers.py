@@ -10,7 +10,8 @@ in the order it calls them:
 :class:`Evaluations`   the evaluation during training every ``eval_every`` frames
                        (``periodic_eval.TrainingEvaluator``), the final one on ``close``
 :class:`ProgressBar`   the tqdm bar toward what ends the run (log lines written through it)
-:class:`Checkpoints`   ``checkpoint.pt`` every ``checkpoint_every`` frames and on ``close``
+:class:`Checkpoints`   ``checkpoint.pt`` every ``checkpoint_every`` frames or
+                       ``checkpoint_every_seconds``, whichever comes first, and on ``close``
 =====================  ====================================================================
 
 Nothing here knows DMC: what a row, an evaluation or a checkpoint is comes in as objects and
@@ -50,16 +51,28 @@ def every(step: int, now: int) -> int:
 
 
 class Checkpoints(Observer):
-    """``save(progress)`` every ``period`` frames and at the end of a run that did not fail."""
+    """``save(progress)`` every ``period`` frames or, with ``seconds`` > 0, once ``seconds`` have passed
+    since the last save (or the start), whichever comes first; and at the end of a run
+    that did not fail. ``save(progress, kept=False)`` is a save on time: the frames-based ones stay at
+    the multiples of ``period``, where kept copies (``keep_checkpoints``) are taken."""
 
-    def __init__(self, save: Callable[[Progress], None], period: int, frames: int):
-        self.save, self.period = save, int(period)
+    #: the clock of ``seconds`` (a class attribute: a test replaces it with a fake one)
+    clock = staticmethod(time.monotonic)
+
+    def __init__(self, save: Callable[..., None], period: int, frames: int, seconds: float = 0.0):
+        self.save, self.period, self.seconds = save, int(period), float(seconds)
         self.next = every(self.period, frames)
+        self.last = self.clock()
 
     def update(self, progress: Progress, losses, stats) -> None:
+        now = self.clock()  # (the state saved is this update's: the unsaved seconds count from here)
         if progress.frames >= self.next:
             self.save(progress)
             self.next = every(self.period, progress.frames)
+            self.last = now
+        elif self.seconds > 0 and now - self.last >= self.seconds:
+            self.save(progress, kept=False)
+            self.last = now
 
     def close(self, progress: Progress, failed: bool) -> None:
         if not failed:

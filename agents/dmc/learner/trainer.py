@@ -32,8 +32,10 @@ from .periodic_eval import TrainingEvaluator, eval_summary
 from ..checkpoint import FORMAT_VERSION, checkpoint_dict, load_checkpoint, save_checkpoint
 from .experience import Collector
 from .runlog import CSV_FIELDS, RunLog, log_through_bar, plot_learning_curve  # noqa: F401 (CSV_FIELDS: re-export)
+from ...runs.folder import CheckpointWriteError
 from ...runs.observers import Checkpoints, Evaluations, LogRows, Progress, ProgressBar
-from .sources import make_source
+from ...runs.stop import StopSignals
+from .sources import InlineSource, make_source
 from ..model import HAND_CLASSES, HIDDEN_CELLS, NUM_NETS, OBS_CELLS, DMCModel, make_model
 
 log = logging.getLogger("dmc")
@@ -183,12 +185,30 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
         return elapsed0 + time.perf_counter() - t_start
 
     progress_ = Progress(frames, updates, elapsed)
+    saved_at = [updates if resume is not None else None]  # the updates that checkpoint.pt holds (None: no file)
 
-    def save(p: Progress) -> None:
+    def save(p: Progress, kept: bool = True) -> None:
+        """checkpoint.pt, and with keep_checkpoints a kept copy (``kept``: a save on frames, not on time)."""
         ck = checkpoint_dict(cfg, model, optimizer, p.frames, p.updates, p.elapsed(), collector)
         save_checkpoint(ck, ckpt_path)
-        if cfg.keep_checkpoints:
+        saved_at[0] = p.updates
+        if cfg.keep_checkpoints and kept:
             save_checkpoint(ck, run_dir / f"checkpoint_{p.frames:012d}.pt")
+
+    def keep(stop: KeyboardInterrupt) -> None:
+        """Ctrl-C or SIGTERM stopped the run: save what it learned since the last checkpoint, unless a
+        second signal cut an update (then the last checkpoint is the state to go on from). ``stop.saved``:
+        the frames checkpoint.pt now holds (train.py's message says so)."""
+        if not getattr(stop, "clean", False):
+            return
+        if saved_at[0] != progress_.updates and progress_.updates > 0:
+            try:
+                save(progress_, kept=False)
+            except CheckpointWriteError as e:  # (the previous checkpoint is intact)
+                log.warning("%s", e)
+                return
+        if saved_at[0] == progress_.updates:
+            stop.saved = progress_.frames
 
     def line(at: int, row: dict) -> None:
         log.info("frames %d  fps %s  loss %s  return L/D/U %s/%s/%s%s", at,
@@ -204,7 +224,7 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
                          cfg.eval_every, frames, log, at_start=cfg.eval_at_start) if cfg.eval_every else None)
     bar = (ProgressBar(cfg.total_frames, frames, cfg.batch_size, [logging.root, log], max_seconds=cfg.max_seconds)
            if progress else None)
-    checkpoints = Checkpoints(save, cfg.checkpoint_every, frames)
+    checkpoints = Checkpoints(save, cfg.checkpoint_every, frames, cfg.checkpoint_every_seconds)
     observers = [o for o in (rows, evals, bar, checkpoints) if o is not None]
     closing = [o for o in (bar, rows, checkpoints, evals) if o is not None]
 
@@ -217,26 +237,35 @@ def train(cfg: TrainConfig, run_dir: str | os.PathLike, resume: dict[str, Any] |
     source = make_source(cfg, model, frames, collector, run_dir)
     model.train()
     failed = True
-    try:
-        while not done():
-            batch, stats = source.get()
-            if not runlog.started:  # the first batch: fps counts from here, not from the actors' start-up
-                runlog.start(progress_.frames)
-            losses = learn(model, optimizer, batch, cfg, device)
-            progress_.frames += cfg.batch_size
-            progress_.updates += 1
-            source.publish(model)
-            for o in observers:
-                o.update(progress_, losses, stats)
-        failed = False
-    finally:
-        source.close()
-        for o in closing:
-            if failed:
-                with contextlib.suppress(Exception):  # the training error is the one to see
-                    o.close(progress_, failed=True)
-            else:
-                o.close(progress_, failed=False)
+    # Ctrl-C and SIGTERM (agents/runs/stop.py): one arriving during an update waits for its end, then the
+    # run stops with the state of that update saved (keep); waiting for the actors' next batch is cut at once.
+    # The inline source steps the tables that the checkpoint holds: its batch is part of the update.
+    with StopSignals() as stop:
+        try:
+            while not done():
+                with stop.update() if isinstance(source, InlineSource) else contextlib.nullcontext():
+                    batch, stats = source.get()
+                    with stop.update():
+                        if not runlog.started:  # the first batch: fps counts from here, not the actors' start-up
+                            runlog.start(progress_.frames)
+                        losses = learn(model, optimizer, batch, cfg, device)
+                        progress_.frames += cfg.batch_size
+                        progress_.updates += 1
+                        source.publish(model)
+                        for o in observers:
+                            o.update(progress_, losses, stats)
+            failed = False
+        except KeyboardInterrupt as e:  # (SIGTERM too: runs.stop.Terminated)
+            keep(e)  # a second signal here leaves the previous checkpoint whole (write_checkpoint)
+            raise
+        finally:
+            source.close()  # the actors end
+            for o in closing:
+                if failed:
+                    with contextlib.suppress(Exception):  # the training error is the one to see
+                        o.close(progress_, failed=True)
+                else:
+                    o.close(progress_, failed=False)
     try:  # a view, as TensorBoard: a full disk costs the picture, not the finished run
         plot_learning_curve(run_dir / "log.csv", run_dir / "learning_curve.png")
     except Exception as e:  # noqa: BLE001 - matplotlib and the disk fail in many ways
