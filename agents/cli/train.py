@@ -196,10 +196,11 @@ def train_library(args: argparse.Namespace, name: str) -> int:
         print(f"{name}: error: cannot resume {run_dir}: its learner state does not load ({type(e).__name__}: "
               f"{first[:200]}); start a new run, or restore the run folder's files", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"\n{name}: interrupted, the work so far saved; continue with: {name} --resume {run_dir}",
+    except KeyboardInterrupt as e:  # Ctrl-C: 130; SIGTERM (agents.runs.stop.Terminated): 143
+        what = "stopped by SIGTERM" if isinstance(e, Terminated) else "interrupted"
+        print(f"\n{name}: {what}, the learner's work so far saved; continue with: {name} --resume {run_dir}",
               file=sys.stderr)
-        return 130
+        return exit_status(e)
     return 0
 
 

@@ -35,6 +35,7 @@ from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
 from ..runs.config import yaml_module
 from ..runs.algos import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
+from ..runs.stop import StopSignals
 from .session import STATE_JSON
 
 log = logging.getLogger("ddz.train")
@@ -228,38 +229,39 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
     from ..runs.log import summary_writer
 
     tb = summary_writer(run_dir / "tensorboard", log)
-    while True:
-        seconds, decisions = _segment(cfg, done, steps)
-        cpu0, t0 = _cpu(), time.perf_counter()
-        steps0, done0 = steps, done
-        out = module.train(seconds, str(run_dir), decisions=decisions, seed=cfg.seed, resume=not first,
-                           progress=progress, **cfg.options)
-        first = False
-        steps = int(out.get("steps", 0))
-        # the learner's own count of training seconds, kept across resumes (at least the segment's end when it
-        # stopped on time: it stops after the update that crosses it)
-        done = max(float(out.get("wall_seconds", seconds)), done0)
-        seg_seconds = max(done - done0, 1e-9)
-        _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
-                                                   "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
-                                                   "wall_seconds": round(time.perf_counter() - t0, 1)}])
-        logged.append({"train_seconds": done, "steps": steps})
-        policy = Path(out.get("policy") or run_dir / POLICY)
-        rows: list[dict] = []
-        if steps not in evaluated:
-            rows = evaluate_policy(cfg, policy, steps, done)
-            _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
-            evaluated.add(steps)
-        _views(run_dir, tb, {"steps": steps, "steps_per_second": (steps - steps0) / seg_seconds}, rows)
-        if _spent(cfg, done, steps) or steps == steps0:
-            if not _spent(cfg, done, steps):  # (the learner's own state says its budget is spent: never loop)
-                log.warning("the learner trained nothing in its segment (its state.json: %.0f s, %d decisions); "
-                            "stopping", done, steps)
-            if tb is not None:
-                tb.close()
-            log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
-                     policy)
-            return policy
+    with StopSignals():  # (SIGTERM as Ctrl-C: the learner saves its work, Session.keeping)
+        while True:
+            seconds, decisions = _segment(cfg, done, steps)
+            cpu0, t0 = _cpu(), time.perf_counter()
+            steps0, done0 = steps, done
+            out = module.train(seconds, str(run_dir), decisions=decisions, seed=cfg.seed, resume=not first,
+                               progress=progress, **cfg.options)
+            first = False
+            steps = int(out.get("steps", 0))
+            # the learner's own count of training seconds, kept across resumes (at least the segment's end when it
+            # stopped on time: it stops after the update that crosses it)
+            done = max(float(out.get("wall_seconds", seconds)), done0)
+            seg_seconds = max(done - done0, 1e-9)
+            _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
+                                                       "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
+                                                       "wall_seconds": round(time.perf_counter() - t0, 1)}])
+            logged.append({"train_seconds": done, "steps": steps})
+            policy = Path(out.get("policy") or run_dir / POLICY)
+            rows: list[dict] = []
+            if steps not in evaluated:
+                rows = evaluate_policy(cfg, policy, steps, done)
+                _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
+                evaluated.add(steps)
+            _views(run_dir, tb, {"steps": steps, "steps_per_second": (steps - steps0) / seg_seconds}, rows)
+            if _spent(cfg, done, steps) or steps == steps0:
+                if not _spent(cfg, done, steps):  # (the learner's own state says its budget is spent: never loop)
+                    log.warning("the learner trained nothing in its segment (its state.json: %.0f s, %d decisions); "
+                                "stopping", done, steps)
+                if tb is not None:
+                    tb.close()
+                log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
+                         policy)
+                return policy
 
 
 def _spent(cfg: LibraryConfig, seconds: float, decisions: int) -> bool:

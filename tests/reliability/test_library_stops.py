@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import signal
 
 import pytest
@@ -129,3 +130,45 @@ def test_a_library_resume_with_its_state_json_gone_is_refused_not_restarted(tmp_
     assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_decisions=256"]) == 2
     err = capsys.readouterr().err
     assert "state.json" in err and "missing" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("sig, code, said", [(signal.SIGTERM, 143, "stopped by SIGTERM"),
+                                             (signal.SIGINT, 130, "interrupted")])
+def test_a_signalled_library_run_saves_its_work_says_how_to_resume_and_resume_goes_on(tmp_path, sig, code, said):
+    """SIGTERM (``kill``, a scheduler) and Ctrl-C take one path: the learner writes its state on the way out."""
+    pytest.importorskip("torchrl")
+    import subprocess
+    import sys
+    import threading
+
+    from common import ROOT
+
+    run = tmp_path / "run"
+    args = _small_torchrl(run, "max_decisions=10000000", "options.progress_seconds=0.000001",
+                          "options.checkpoint_seconds=1000000000.0")
+    p = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--config", "torchrl", "--run-dir", str(run),
+                          *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    guard = threading.Timer(300, lambda: os.killpg(p.pid, signal.SIGKILL))  # (only if it hangs)
+    guard.start()
+    try:
+        for line in p.stdout:  # a progress line after every update: "torchrl: 340 of 10,000,000 decisions ..."
+            learned = re.match(r"torchrl: ([\d,]+) of", line)
+            if learned and int(learned.group(1).replace(",", "")) >= 256:
+                break
+        assert not (run / "state.json").exists()  # (no periodic checkpoint: 1e9 s)
+        os.kill(p.pid, sig)
+        out, err = p.communicate()
+    finally:
+        guard.cancel()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == code and "Traceback" not in err, err[-3000:]
+    assert err.strip().splitlines()[-1] == (f"train.py: {said}, the learner's work so far saved; continue with: "
+                                            f"train.py --resume {run}"), err[-3000:]
+    saved = json.loads((run / "state.json").read_text())["steps"]
+    assert saved >= 256
+    more = subprocess.run([sys.executable, str(ROOT / "train.py"), "--resume", str(run), "--no-progress", "--set",
+                           f"max_decisions={saved + 128}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert more.returncode == 0, more.stderr[-3000:]
+    assert json.loads((run / "state.json").read_text())["steps"] >= saved + 128
