@@ -11,7 +11,8 @@ hand with its 95% interval, then what a searched decision cost: rollouts, wall a
 process (one thread). Decisions the search does not touch (bids, doubles, forced plays) cost what
 BASE costs and are not counted. ``--belief AGENT`` weighs each decision's deals by how likely AGENT was
 to make the other seats' moves (``agents/search/weights.py``; the same budget). Each row is written to ``--out`` as soon as it is measured (a long
-run stopped keeps its rows; ``--resume`` skips the rows already there).
+run stopped keeps its rows; ``--resume`` skips the rows already there); a stream given as ``--out``
+(``/dev/stdout``, a FIFO) gets them once, at the end.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import torch  # noqa: E402
+
+from ddz_env.files import write_text, written_in_place  # noqa: E402
 
 from agents import load  # noqa: E402
 from agents._entry import plain  # noqa: E402
@@ -60,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     rows: list[dict] = []
+    out_is_stream = bool(args.out) and written_in_place(args.out)
     if args.resume and args.out and os.path.isfile(args.out):
         rows = json.load(open(args.out))["rows"]
     done = {(r["samples"], r["candidates"], r["opponent"], r["deals"], r["seed"], r["prior"], r.get("belief", ""),
@@ -97,11 +101,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"{fmt(row['ci'][1])}] {cost['decisions']:>10} {cost['rollouts_per_decision']:>9.0f} "
                   f"{cost['cpu_seconds_per_decision']:>10.3f} {cost['wall_seconds_per_decision']:>10.3f}",
                   flush=True)
-            if args.out:
-                tmp = args.out + ".tmp"
-                with open(tmp, "w") as fh:
-                    json.dump({"rows": rows}, fh, indent=1)
-                os.replace(tmp, args.out)
+            if args.out and not out_is_stream:  # whole, a link followed, never replaced (ddz_env.files)
+                write_text(args.out, json.dumps({"rows": rows}, indent=1))
+    if args.out and out_is_stream:  # a stream (/dev/stdout, a FIFO) is written in place: once, at the end
+        write_text(args.out, json.dumps({"rows": rows}, indent=1))
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import sys
 from pathlib import Path
 
@@ -56,6 +57,8 @@ def read_run(folder: Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 def compare(folders: list[Path], labels: list[str], out: Path) -> Path:
     """Draw the runs' curves into ``out`` (PNG); returns it."""
     import matplotlib
+
+    from ddz_env.files import write_binary
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -111,10 +114,11 @@ def compare(folders: list[Path], labels: list[str], out: Path) -> Path:
     fig.suptitle(" vs ".join(labels), fontsize=11)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
+    buf = io.BytesIO()  # (drawn in memory: PIL opens a named file "w+b", which a FIFO could not take)
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
-    tmp.replace(out)
+    # whole or not at all; a stream (/dev/null, a FIFO) in place, a link followed and kept (ddz_env.files)
+    write_binary(out, lambda f: f.write(buf.getvalue()))
     return out
 
 

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
 from agents._entry import command_line, needs_installed, plain
 
 with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate", active=__name__ == "__main__"):
-    from ddz_env.files import folder_problem, write_failure, write_text
+    from ddz_env.files import folder_problem, output_problem, write_failure, write_text
     from ddz_env.rules import Rules
 
     from agents.evaluation.arena import AgentError
@@ -94,15 +93,10 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
         p.error(f"--workers must be at least 1, got {a.workers}")
     if a.seed < 0:
         p.error(f"--seed must be non-negative, got {a.seed}")
-    if a.out:  # check where the results go before the evaluation, not after it
-        out_dir = os.path.dirname(os.path.abspath(a.out))
-        if os.path.isdir(a.out):
-            p.error(f"--out {a.out!r} is a directory; give a file path")
-        if not os.path.isdir(out_dir):
-            p.error(f"--out {a.out!r}: folder {out_dir!r} does not exist")
-        problem = folder_problem(out_dir)
+    if a.out:  # check where the results go before the evaluation, not after it (a stream such as /dev/null or a
+        problem = output_problem(a.out)  # FIFO is written in place, a link leads to the file it names: ddz_env.files)
         if problem is not None:
-            p.error(f"--out {a.out!r}: folder {out_dir!r}: {problem}")
+            p.error(f"--out {a.out!r}: {problem}")
     if a.save_replays:
         problem = folder_problem(a.save_replays)
         if problem is not None:
@@ -172,7 +166,8 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
 
 
 def _write_json(path: str, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file (a failed write leaves no half file)."""
+    """Write ``data`` to ``path`` through a temporary file (a failed write leaves no half file); a stream (``/dev/null``,
+    a FIFO) is written in place, a link is followed, never replaced (:mod:`ddz_env.files`)."""
     write_text(path, json.dumps(data, indent=1))
 
 

@@ -1,6 +1,8 @@
 """``evaluate.py --league A B C ...``: the league's command line (parsed by ``agents.cli.evaluate``;
 the league itself is :mod:`agents.evaluation.league`). Prints the ratings table (strongest first) and the
-score matrix; ``--out FILE`` writes the JSON and a PNG heatmap next to it (``FILE`` with ``.png``).
+score matrix; ``--out FILE`` writes the JSON and a PNG heatmap next to it (``FILE`` with ``.png``). A stream given as
+``FILE`` (``/dev/stdout``, ``/dev/null``, a FIFO) gets the JSON once, in place, and no heatmap: nothing is "next to"
+a stream (:mod:`ddz_env.files`: outputs that are not ours are never replaced).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import os
 import sys
 import time
 
-from ddz_env.files import write_failure, write_text
+from ddz_env.files import output_problem, write_failure, write_text, written_in_place
 from ddz_env.rules import Rules
 
 from agents._entry import command_line
@@ -72,14 +74,13 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
             return _fail(p.prog, f"{name} must be at least {least}, got {value}")
     png = None
     if a.out:  # check where the results go before the league, not after it
-        out_dir = os.path.dirname(os.path.abspath(a.out))
-        png = heatmap_path(a.out)
-        if os.path.isdir(a.out):
-            return _fail(p.prog, f"--out {a.out!r} is a directory; give a file path")
-        if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
-            return _fail(p.prog, f"--out {a.out!r}: folder {out_dir!r} does not exist or is not writable")
-        if os.path.abspath(png) == os.path.abspath(a.out):
-            return _fail(p.prog, f"--out {a.out!r}: the heatmap goes to FILE with .png; give a .json path")
+        problem = output_problem(a.out)
+        if problem is not None:
+            return _fail(p.prog, f"--out {a.out!r}: {problem}")
+        if not written_in_place(a.out):  # (a stream gets the JSON alone: /dev/null.png is no place for a heatmap)
+            png = heatmap_path(a.out)
+            if os.path.abspath(png) == os.path.abspath(a.out):
+                return _fail(p.prog, f"--out {a.out!r}: the heatmap goes to FILE with .png; give a .json path")
     try:
         Rules.of(a.rules)
     except (TypeError, ValueError) as e:
@@ -121,14 +122,18 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
             print(f"{p.prog}: error: the league's figures (printed above) could not be written to {a.out}: "
                   f"{write_failure(e)}", file=sys.stderr)
             return 1
+        if png is None:  # a stream: written once, in place; no file beside it
+            print(f"wrote {a.out} (no PNG heatmap beside a stream)")
+            return 0
         try:
             drawn = save_heatmap(res, png)
             if drawn:
                 data["png"] = png
                 write_text(a.out, json.dumps(data, indent=1))
         except OSError as e:
-            with contextlib.suppress(OSError):
-                os.unlink(png)
+            if os.path.isfile(png) and not os.path.islink(png):  # (an older heatmap never stands beside new figures;
+                with contextlib.suppress(OSError):               # a link or a stream is not ours to remove)
+                    os.unlink(png)
             print(f"{p.prog}: warning: no heatmap ({write_failure(e)}); {a.out} has every figure", file=sys.stderr)
             return 0
         print(f"wrote {a.out}" + (f" and {png}" if data["png"] else

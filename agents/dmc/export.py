@@ -7,7 +7,9 @@ Keeps what playing needs (``agent``, ``format_version``, ``config``, ``model_kwa
 the tables and the generators, so the file is about a third of a training checkpoint.
 Writes ``OUT.json`` beside it: the run's config, frames, training wall time, the machine,
 the git commit of the code, and the evaluation results given with ``--eval`` (JSON files
-written by ``evaluate.py --out``, each with the command that reproduces it).
+written by ``evaluate.py --out``, each with the command that reproduces it). ``OUT.pt`` that is a stream
+(``/dev/null``, a FIFO) is written in place and gets no ``OUT.json``: nothing is "beside" a stream, and
+``/dev/null.json`` is no place for one; a link ``OUT.pt`` is followed, never replaced (:mod:`ddz_env.files`).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from .._entry import needs_installed
 with needs_installed("python -m agents.dmc.export", "agents.dmc.export", active=__name__ == "__main__"):
     import torch
 
-    from ddz_env.files import write_binary, write_text
+    from ddz_env.files import write_binary, write_text, written_in_place
 
     from .checkpoint import load_checkpoint
 
@@ -80,8 +82,8 @@ def read_evaluations(paths: list[str]) -> list[dict]:
 
 
 def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = (), note: str = "") -> dict:
-    """Write the playing checkpoint ``dst`` and its provenance ``dst`` with ``.json``; returns the provenance.
-    Every input (the checkpoint, each ``evals`` file) is read and checked before anything is written."""
+    """Write the playing checkpoint ``dst`` and its provenance ``dst`` with ``.json`` (none beside a stream); returns
+    the provenance. Every input (the checkpoint, each ``evals`` file) is read and checked before anything is written."""
     ck = load_checkpoint(src)
     results = read_evaluations(list(evals))
     out = {k: ck[k] for k in KEEP if k in ck}
@@ -93,8 +95,10 @@ def export(src: str | os.PathLike, dst: str | os.PathLike, evals: list[str] = ()
             "updates": int(ck.get("updates", 0)), "train_wall_seconds": round(float(ck.get("elapsed", 0.0)), 1),
             "machine": machine(), "git_commit": git_commit(), "config": ck["config"], "evaluations": results,
             "note": note}
-    write_binary(dst, lambda f: torch.save(out, f))  # whole or not at all
-    write_text(dst.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
+    stream = written_in_place(dst)
+    write_binary(dst, lambda f: torch.save(out, f))  # whole or not at all (in place into a stream)
+    if not stream:
+        write_text(dst.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
     return prov
 
 
@@ -110,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, OSError) as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
+    if written_in_place(a.dst):
+        print(f"wrote {a.dst} ({prov['frames']:,} frames; no provenance file beside a stream)")
+        return 0
     size = os.path.getsize(a.dst) / 2**20
     print(f"wrote {a.dst} ({size:.1f} MiB, {prov['frames']:,} frames) and {Path(a.dst).with_suffix('.json')}")
     return 0

@@ -39,6 +39,7 @@ multiple ``k N`` (``k >= 1``) the first kept checkpoint at or past it and before
 """
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import os
@@ -48,6 +49,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ddz_env.files import write_binary
 from ddz_env.rules import Rules
 
 from .arena import DEFAULT_TABLES
@@ -395,7 +397,8 @@ def short_label(label: str, width: int = 32) -> str:
 
 def save_heatmap(result: LeagueResult, path: str | os.PathLike) -> bool:
     """A PNG heatmap of the score matrix (rows and columns strongest first); False if matplotlib
-    is missing (the 'train' extra)."""
+    is missing (the 'train' extra). Drawn in memory, then written whole or not at all, in place into a
+    stream, a link followed (``ddz_env.files.write_binary``)."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -423,7 +426,9 @@ def save_heatmap(result: LeagueResult, path: str | os.PathLike) -> bool:
     fig.colorbar(im, ax=ax, label="row agent's score per hand vs column")
     ax.set_title(f"league: {result.deals:,} deals, seed {result.seed}, duplicate")
     fig.tight_layout()
-    fig.savefig(os.fspath(path), dpi=100, bbox_inches="tight")
+    buf = io.BytesIO()  # (PIL opens a named file "w+b": a FIFO could not take it)
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    write_binary(path, lambda f: f.write(buf.getvalue()))
     return True
 
 

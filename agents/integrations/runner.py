@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import importlib
 import importlib.util
+import io
 import logging
 import os
 import resource
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ddz_env.files import write_text
+from ddz_env.files import write_binary, write_text
 
 from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
@@ -176,8 +177,10 @@ def plot_library_curve(run_dir: Path) -> bool:
     ax2.set_ylabel("decisions per second of training")
     fig.suptitle(f"{run_dir.name}: {int(segs[-1]['steps']) if segs else 0:,} decisions learned")
     fig.tight_layout()
-    fig.savefig(run_dir / "learning_curve.png", dpi=80)
+    buf = io.BytesIO()  # (drawn in memory, then written whole: ddz_env.files)
+    fig.savefig(buf, format="png", dpi=80)
     plt.close(fig)
+    write_binary(run_dir / "learning_curve.png", lambda f: f.write(buf.getvalue()))
     return True
 
 

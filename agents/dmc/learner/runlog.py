@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import math
 import time
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ddz_env.files import replacing
+from ddz_env.files import replacing, write_binary
 
 from ...runs.log import log_through_bar, summary_writer
 from ..config import NET_NAMES, POSITIONS
@@ -213,8 +214,9 @@ def plot_learning_curve(csv_path: Path, png_path: Path) -> bool:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1e6:g}M"))
     fig.suptitle(png_path.parent.name)
     fig.tight_layout()
-    with replacing(png_path) as tmp:  # (a full disk leaves the previous picture, not half of one)
-        fig.savefig(tmp, dpi=100, format="png")
+    buf = io.BytesIO()  # (drawn in memory: PIL opens a named file "w+b", which a FIFO could not take)
+    fig.savefig(buf, dpi=100, format="png")
+    write_binary(png_path, lambda f: f.write(buf.getvalue()))  # (a full disk leaves the previous picture, not half)
     plt.close(fig)
     return True
 

@@ -29,6 +29,8 @@ import numpy as np
 import torch
 from torch import multiprocessing as mp
 
+from ddz_env.files import write_text
+
 from ..config import TrainConfig, config_from_dict
 from .experience import Collector, Stats
 from ..model import DMCModel, make_model, sample_cells
@@ -387,7 +389,7 @@ class RaySource:
         if self.run_dir is not None:
             data = {"version": self.version, "restarts": self.restarts,
                     "actors": [self.info[r] for r in sorted(self.info)]}
-            (self.run_dir / "actors.json").write_text(json.dumps(data, indent=1) + "\n")
+            write_text(self.run_dir / "actors.json", json.dumps(data, indent=1) + "\n")  # (whole: ddz_env.files)
 
     def close(self) -> None:
         self.write_info()
