@@ -3,7 +3,10 @@
 The graph (:mod:`agents.integrations.onnx_export` describes it) scores each decision's candidate moves;
 :func:`greedy` picks each decision's move in numpy, the first of its highest scores, as the torch agents
 (``DMCAgent``, ``MoveScoringAgent``) do. Forced decisions (one legal move) are not scored, as there.
-onnxruntime is imported when an agent is made: without it, one ``ImportError`` line says how to install it.
+onnxruntime and onnx are imported when an agent is made: without them, one ``ImportError`` line says how to
+install them. Before onnxruntime builds a session, :mod:`agents.integrations.onnx_check` checks the graph with
+the onnx package (its inputs and output, operators, every tensor's size at the largest call, external data):
+the agent calls the graph with at most ``MAX_ROWS`` decisions and ``MAX_CANDIDATES`` moves at once.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from ddz_env.observation import OBS_CELLS
 
 from ..loader import SchemeSpec, parse_spec
 from ..base import BatchAgent, Decisions
+from .onnx_check import MAX_CANDIDATES, MAX_ROWS, ONNX_HINT, checked_graph, parse
 
 #: the version of the graph's contract (its inputs, output and metadata)
 FORMAT = 1
@@ -25,7 +29,6 @@ INPUTS = ("planes", "rows", "ids")
 #: its output: scores (M,) float32
 OUTPUT = "scores"
 _TYPES = {"planes": "tensor(int8)", "rows": "tensor(int64)", "ids": "tensor(int64)"}
-ONNX_HINT = "pip install 'ddz-env[onnx]'"
 
 
 def _onnxruntime():
@@ -69,20 +72,36 @@ class OnnxAgent(BatchAgent):
     @classmethod
     def from_file(cls, path: str | os.PathLike, name: str | None = None, threads: int = 1) -> "OnnxAgent":
         """The agent of the ``.onnx`` file ``path``: ``FileNotFoundError`` if nothing is there, ``ValueError`` (one
-        line) for a file that is not a graph ``python -m agents.export`` wrote, ``ImportError`` without onnxruntime.
-        ``threads``: onnxruntime's threads for one call (one decision is a tiny batch, as for the torch agents)."""
+        line) for a file that is not a graph ``python -m agents.export`` wrote or is beyond the bounds of
+        :mod:`~agents.integrations.onnx_check`, ``ImportError`` without onnxruntime or onnx. Tensor data in other
+        files is read from ``path``'s own folder only. ``threads``: onnxruntime's threads for one call (one
+        decision is a tiny batch, as for the torch agents)."""
         from ddz_env.files import input_file
 
         p = input_file(path, "ONNX agent")
         _onnxruntime()
         with open(p, "rb") as f:
             data = f.read()
-        return cls.from_bytes(data, name=name or f"onnx:{os.path.basename(p)}", threads=threads, where=repr(p))
+        return cls.from_bytes(data, name=name or f"onnx:{os.path.basename(p)}", threads=threads, where=repr(p),
+                              folder=os.path.dirname(os.path.abspath(p)))
 
     @classmethod
-    def from_bytes(cls, data: bytes, name: str = "onnx", threads: int = 1, where: str = "ONNX graph") -> "OnnxAgent":
-        """The agent of a serialized graph (``ValueError`` naming ``where`` as :meth:`from_file`)."""
+    def from_bytes(cls, data: bytes, name: str = "onnx", threads: int = 1, where: str = "ONNX graph",
+                   folder: str | None = None) -> "OnnxAgent":
+        """The agent of a serialized graph (``ValueError`` naming ``where`` as :meth:`from_file`; ``folder``:
+        where its external data may be, None: it may have none)."""
         ort = _onnxruntime()
+        model = parse(data, where)  # (the onnx package reads it: onnxruntime only once every check passed)
+        meta = {p.key: p.value for p in model.metadata_props}
+        if meta.get("ddz_env.format") is None:
+            raise ValueError(f"{where} is an ONNX graph but no ddz-env agent (no ddz_env.format in its metadata; "
+                             f"python -m agents.export writes one)")
+        if meta.get("ddz_env.format") != str(FORMAT):
+            raise ValueError(f"{where}: ddz-env ONNX format {meta.get('ddz_env.format')!r}, this version reads {FORMAT}")
+        if meta.get("ddz_env.obs_cells") != str(OBS_CELLS) or meta.get("ddz_env.num_actions") != str(NUM_ACTIONS):
+            raise ValueError(f"{where}: made for {meta.get('ddz_env.obs_cells')} plane cells and "
+                             f"{meta.get('ddz_env.num_actions')} actions; this env has {OBS_CELLS} and {NUM_ACTIONS}")
+        data, _ = checked_graph(model, data, where, folder)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = int(threads)
         opts.inter_op_num_threads = 1
@@ -93,15 +112,6 @@ class OnnxAgent(BatchAgent):
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             raise ValueError(f"{where} is not an ONNX graph onnxruntime can run ({type(e).__name__}: {first[:300]})") \
                 from None
-        meta = session.get_modelmeta().custom_metadata_map
-        if meta.get("ddz_env.format") is None:
-            raise ValueError(f"{where} is an ONNX graph but no ddz-env agent (no ddz_env.format in its metadata; "
-                             f"python -m agents.export writes one)")
-        if meta.get("ddz_env.format") != str(FORMAT):
-            raise ValueError(f"{where}: ddz-env ONNX format {meta.get('ddz_env.format')!r}, this version reads {FORMAT}")
-        if meta.get("ddz_env.obs_cells") != str(OBS_CELLS) or meta.get("ddz_env.num_actions") != str(NUM_ACTIONS):
-            raise ValueError(f"{where}: made for {meta.get('ddz_env.obs_cells')} plane cells and "
-                             f"{meta.get('ddz_env.num_actions')} actions; this env has {OBS_CELLS} and {NUM_ACTIONS}")
         got = {i.name: i.type for i in session.get_inputs()}
         outs = [o.name for o in session.get_outputs()]
         if got != _TYPES or outs != [OUTPUT]:
@@ -110,8 +120,31 @@ class OnnxAgent(BatchAgent):
         return cls(session, name=name, kind=meta.get("ddz_env.kind", ""), data=data, threads=int(threads))
 
     def scores(self, planes: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """The graph's scores (M,) float32 of candidates ``ids`` of rows ``rows`` of ``planes`` (B, 1740) int8."""
-        return self.session.run([OUTPUT], {"planes": planes, "rows": rows, "ids": ids})[0]
+        """The graph's scores (M,) float32 of candidates ``ids`` of rows ``rows`` of ``planes`` (B, 1740) int8.
+        The graph is called with at most ``MAX_ROWS`` rows and ``MAX_CANDIDATES`` candidates at once (the sizes
+        its load checked it at): a bigger batch in parts, each a run of candidates and the rows they span."""
+        if planes.shape[0] <= MAX_ROWS and ids.size <= MAX_CANDIDATES:
+            return self._run(planes, rows, ids)
+        if ids.size and np.any(np.diff(rows) < 0):  # (the parts are runs of rows: candidates in row order)
+            order = np.argsort(rows, kind="stable")
+            out = np.empty(ids.size, np.float32)
+            out[order] = self.scores(planes, rows[order], ids[order])
+            return out
+        parts, c = [], 0
+        while c < ids.size:
+            r0 = int(rows[c])
+            end = min(c + MAX_CANDIDATES, int(np.searchsorted(rows, r0 + MAX_ROWS, side="left")))
+            r1 = int(rows[end - 1]) + 1
+            parts.append(self._run(planes[r0:r1], rows[c:end] - r0, ids[c:end]))
+            c = end
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+    def _run(self, planes: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        out = self.session.run([OUTPUT], {"planes": planes, "rows": rows, "ids": ids})[0]
+        if out.shape != ids.shape or out.dtype != np.float32:
+            raise ValueError(f"the ONNX graph {self.name} returned scores {out.dtype} {out.shape} for {ids.size} "
+                             f"candidates; a ddz-env agent graph returns one float32 score a candidate")
+        return out
 
     @staticmethod
     def inputs(decisions: Decisions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

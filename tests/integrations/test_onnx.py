@@ -160,3 +160,68 @@ def test_export_takes_any_dmc_layout_and_refuses_an_agent_without_networks(tmp_p
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and p.stderr.startswith("python -m agents.export: error: ") and "no network" in p.stderr
     assert p.stderr.count("\n") == 1 and not (tmp_path / "rule.onnx").exists(), p.stderr
+
+
+def test_the_exported_graphs_are_well_within_each_bound_at_the_largest_call(exported):
+    """The figures of agents/integrations/onnx_check.py's limits: each is several times what the shipped DMC
+    agent's graph and the TorchRL policy's need at MAX_ROWS decisions and MAX_CANDIDATES moves a call."""
+    from agents.integrations import onnx_check as c
+
+    for name, (_, path) in exported.items():
+        data = path.read_bytes()
+        _, figures = c.checked_graph(c.parse(data, name), data, name, str(path.parent))
+        assert figures["bytes"] < c.MAX_ACTIVATION_BYTES / 4 and figures["work"] < c.MAX_WORK / 8, (name, figures)
+        assert figures["external"] == 0
+
+
+def test_a_batch_beyond_the_checked_sizes_is_scored_in_parts_with_the_same_scores(exported, monkeypatch):
+    from agents.integrations import onnx_agent
+    from agents.integrations.onnx_agent import OnnxAgent
+    from agents.integrations.onnx_export import decisions
+
+    agent = load_onnx(exported["torchrl"][1])
+    d = decisions(64 * 8, seed=5)[6]  # (64 tables in play: about 10 moves a decision)
+    planes, rows, ids = OnnxAgent.inputs(d)
+    whole = agent.scores(planes, rows, ids)
+    want = agent.act_batch(d)
+    calls = []
+    run = agent.session.run
+    monkeypatch.setattr(agent, "session", type("Recording", (), {"run": lambda self, names, feed: calls.append(
+        (feed["planes"].shape[0], feed["ids"].size)) or run(names, feed)})())
+    monkeypatch.setattr(onnx_agent, "MAX_ROWS", 5)
+    monkeypatch.setattr(onnx_agent, "MAX_CANDIDATES", 37)
+    np.testing.assert_allclose(agent.scores(planes, rows, ids), whole, rtol=1e-5, atol=1e-5)
+    assert len(calls) >= ids.size // 37 and all(b <= 5 and m <= 37 for b, m in calls), calls
+    shuffled = np.random.default_rng(0).permutation(ids.size)  # (candidates out of row order: the same scores)
+    np.testing.assert_allclose(agent.scores(planes, rows[shuffled], ids[shuffled]), whole[shuffled], rtol=1e-5,
+                               atol=1e-5)
+    assert np.array_equal(agent.act_batch(d), want)
+
+
+def load_onnx(path):
+    from agents import load
+
+    return load(f"onnx:{path}")
+
+
+def test_an_exported_graph_saved_with_external_data_plays_from_its_folder_alone(exported, tmp_path, monkeypatch):
+    """onnx.save_model(..., save_as_external_data=True): the weights (initializers and constants) in a file beside
+    the graph, read from the graph's folder (not the working folder), and the graph rebuilt in another process
+    from its bytes."""
+    import pickle
+
+    import onnx
+
+    from agents.integrations.onnx_export import decisions
+
+    _, path = exported["torchrl"]
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    onnx.save_model(onnx.load(path), folder / "ext.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="ext.onnx.data", size_threshold=1024, convert_attribute=True)
+    assert (folder / "ext.onnx").stat().st_size < 1 << 20 < (folder / "ext.onnx.data").stat().st_size
+    monkeypatch.chdir(tmp_path)
+    inline, ext = load_onnx(path), load_onnx(folder / "ext.onnx")
+    d = decisions(64 * 4, seed=2)[3]
+    assert np.array_equal(inline.act_batch(d), ext.act_batch(d))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ext)).scores(*ext.inputs(d)), ext.scores(*ext.inputs(d)))
