@@ -279,6 +279,8 @@ class ConfigSchema:
                 raise ValueError(f"config {str(p)!r} is not a text file") from None
             if not isinstance(data, dict):
                 raise ValueError(f"{spec}: a config file is a mapping of keys to values")
+            self.from_dict(data)  # (check_plain first: the walk below is bounded)
+            stored_trust(data, overrides, f"config {str(p)!r}")  # (a config file, too, may come from elsewhere)
         return self.from_dict(data, overrides)
 
     def resume(self, saved: dict[str, Any], overrides: list[str] | dict[str, Any] | None,
@@ -334,10 +336,10 @@ def _strings(value: Any, path: tuple) -> list[tuple[tuple, str]]:
 
 
 def stored_trust(saved: Any, overrides: list[str] | dict[str, Any] | None, where: str) -> None:
-    """``ValueError`` if a config read back from a run folder (a checkpoint's ``config``, a ``config.yaml``)
-    holds an agent spec with ``trust=...`` that no ``--set`` of this command replaces. Trust comes from what
-    the user types: ``train.py --resume RUN`` of a run folder received from elsewhere would otherwise unpickle
-    whatever its stored ``eval_opponents`` name. ``saved`` has passed :func:`check_plain` (bounded walk)."""
+    """``ValueError`` if a config read from a file (a config file given to ``--config``, a checkpoint's
+    ``config``, a run folder's ``config.yaml``) holds an agent spec with ``trust=...`` that no ``--set`` of this
+    command replaces. Trust comes from what the user types: ``train.py --config FILE`` or ``--resume RUN`` of a
+    file received from elsewhere would otherwise unpickle whatever its ``eval_opponents`` name. ``saved`` has passed :func:`check_plain` (bounded walk)."""
     if not isinstance(saved, dict):
         return
     if isinstance(overrides, dict):
@@ -351,8 +353,8 @@ def stored_trust(saved: Any, overrides: list[str] | dict[str, Any] | None, where
         if path and (top in typed or (len(path) > 1 and f"{top}.{path[1]}" in typed)):
             continue  # replaced by what the user typed now
         raise ValueError(f"{where}: config key {top!r} holds {text!r}; trust=... is taken only from the command "
-                         f"line, never from a run folder's files (one received from elsewhere could name any "
-                         f"pickle): to resume with it, type the key again (--set {top}=...)")
+                         f"line, never from a file (a config or run folder received from elsewhere could name any "
+                         f"pickle): to use it, type the key on the command line (--set {top}=...)")
 
 
 def _is_name(spec: str) -> bool:

@@ -92,3 +92,35 @@ def test_trust_typed_on_the_command_line_replaces_the_stored_key():
     cfg = resume_config(saved, ['opponents=["rllib:/c?trust=yes"]', "eval_opponents=[rule]"])
     assert cfg.opponents == ["rllib:/c?trust=yes"] and cfg.eval_opponents == ["rule"]
     assert resume_config({"name": "x", "opponents": ["rllib:/a"]}, []).opponents == ["rllib:/a"]
+
+
+@pytest.mark.parametrize("algo", ["dmc", "sb3"])
+def test_a_config_file_given_to_train_py_that_grants_trust_is_refused_before_anything_loads(tmp_path, algo):
+    """N23: a YAML file given as ``--config FILE`` may come from elsewhere as a run folder may; before, its
+    ``?trust=yes`` unpickled the planted file. Typed on the command line (``--set``), trust is taken."""
+    import yaml
+
+    folder, marker = planted_checkpoint(tmp_path)
+    spec = f"rllib:{folder}?trust=yes"
+    cfg = tmp_path / "received.yaml"
+    cfg.write_text(yaml.safe_dump({"algo": algo, "name": "x", "eval_opponents": ["rule", spec]}))
+    p = subprocess.run([sys.executable, "train.py", "--config", str(cfg), "--run-dir", str(tmp_path / "run"),
+                        "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert not os.path.exists(marker), "the config file's spec's pickle was loaded"
+    one_line_error(p, "received.yaml", "config key 'eval_opponents'", spec, "--set eval_opponents=")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_config_files_trust_replaced_by_what_is_typed_loads():
+    from agents.dmc.config import SCHEMA
+
+    import tempfile
+    import yaml
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "c.yaml")
+        with open(path, "w") as f:
+            yaml.safe_dump({"name": "x", "opponents": ["rllib:/a?trust=yes"]}, f)
+        with pytest.raises(ValueError, match="c.yaml.*config key 'opponents' holds"):
+            SCHEMA.load(path)
+        assert SCHEMA.load(path, ['opponents=["rllib:/c?trust=yes"]']).opponents == ["rllib:/c?trust=yes"]
