@@ -181,6 +181,9 @@ def train_library(args: argparse.Namespace, name: str) -> int:
     except ValueError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
+    except CheckpointWriteError as e:  # the learner's state (a full disk): says what is whole
+        print(f"{name}: error: {e}; continue with: {name} --resume {run_dir} (once there is room)", file=sys.stderr)
+        return 1
     except OSError as e:  # a full disk, a folder gone: the files written so far are whole (atomic writes)
         from ddz_env.files import write_failure
 
@@ -188,7 +191,7 @@ def train_library(args: argparse.Namespace, name: str) -> int:
         print(f"{name}: error: writing the run folder {run_dir} failed{where}: {write_failure(e)}; continue "
               f"with: {name} --resume {run_dir}", file=sys.stderr)
         return 1
-    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile) as e:
+    except (RuntimeError, EOFError, KeyError, pickle.UnpicklingError, zipfile.BadZipFile) as e:
         if not args.resume:
             raise
         # a learner state that does not load (truncated, from another version): one line, not a traceback

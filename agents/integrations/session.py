@@ -57,6 +57,12 @@ def _read_state(path: str, library: str) -> dict:
     return data
 
 
+def _torch_write_error(e: RuntimeError) -> bool:
+    """Whether ``e`` is torch's C++ writer failing to write a file (how ``torch.save`` reports a full disk)."""
+    text = str(e)
+    return any(w in text for w in ("PytorchStreamWriter", "inline_container", "unexpected pos", "file write failed"))
+
+
 class Session:
     """The clocks, cadences and budget of one ``train`` call (see the module doc).
 
@@ -119,9 +125,21 @@ class Session:
         write_text(self.path(STATE_JSON), json.dumps(self.totals()))
 
     def save(self, save: Callable[[], None]) -> None:
-        """The learner's files (``save``), then ``state.json``."""
-        save()
-        self.write_state()
+        """The learner's files (``save``), then ``state.json``. A write that fails (a full disk: ``OSError``, or
+        torch's writer's ``RuntimeError``) is a :class:`~agents.runs.folder.CheckpointWriteError` in one line:
+        each file is written whole or not at all, and ``state.json`` last, so the last checkpoint is whole."""
+        from ddz_env.files import write_failure
+
+        try:
+            save()
+            self.write_state()
+        except (OSError, RuntimeError) as e:
+            if isinstance(e, RuntimeError) and not _torch_write_error(e):
+                raise
+            from ..runs.folder import CheckpointWriteError
+
+            raise CheckpointWriteError(f"{self.library}: writing the learner's state in {self.run_dir} failed "
+                                       f"({write_failure(e)}); its last checkpoint is whole") from None
         self.saved = time.time()
 
     def tick(self, save: Callable[[], None], extra: Callable[[], str] | None = None) -> None:

@@ -172,3 +172,57 @@ def test_a_signalled_library_run_saves_its_work_says_how_to_resume_and_resume_go
                            f"max_decisions={saved + 128}"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert more.returncode == 0, more.stderr[-3000:]
     assert json.loads((run / "state.json").read_text())["steps"] >= saved + 128
+
+
+FULL_DISK = """
+import resource, signal, sys
+sys.argv = ["train.py", *sys.argv[1:]]
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # (a write past the limit fails with EFBIG, as on a full disk)
+resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, resource.RLIM_INFINITY))
+import train
+sys.exit(train.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("algo, options", [
+    ("torchrl", {"num_envs": 8, "decisions_per_batch": 128, "minibatch": 64}),
+    ("tianshou", {"num_envs": 2, "steps_per_collect": 64, "batch_size": 64, "opponents": ["random"]}),
+])
+def test_a_library_run_that_cannot_write_its_state_ends_in_one_line_not_a_traceback(tmp_path, algo, options):
+    """N28: files may grow to 60 kB only (RLIMIT_FSIZE: every write past it fails, as on a full disk), so the
+    learner's state cannot be written; before, torch's writer's RuntimeError ended the run in a traceback."""
+    pytest.importorskip(algo)
+    import subprocess
+    import sys
+
+    from common import ROOT
+
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=0", "--set", "max_decisions=128", "--set", "eval_deals=1",
+            "--set", "eval_opponents=[random]"]
+    for k, v in {**options, "state_layers": [32], "head_layers": [16], "progress_seconds": 1e9}.items():
+        sets += ["--set", f"options.{k}={json.dumps(v)}"]
+    p = subprocess.run([sys.executable, "-c", FULL_DISK, "--config", algo, "--run-dir", str(run), "--no-progress",
+                        *sets], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    lines = [x for x in p.stderr.splitlines() if "error" in x]
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert len(lines) == 1 and "writing the learner's state" in lines[0] and f"--resume {run}" in lines[0], lines
+    assert not (run / "state.json").exists()  # (nothing vouches for a half-written state)
+
+
+def test_a_learner_state_with_missing_keys_on_resume_is_one_line_not_a_traceback(tmp_path, capsys):
+    pytest.importorskip("torchrl")
+    import torch
+
+    import train as cli
+
+    run = tmp_path / "run"
+    assert cli.main(["--config", "torchrl", "--run-dir", str(run), "--no-progress",
+                     *_small_torchrl(run, "max_decisions=128")]) == 0
+    state = torch.load(run / "torchrl_state.pt", weights_only=True)
+    torch.save({"optimizer": state["optimizer"]}, run / "torchrl_state.pt")  # ("model" gone)
+    capsys.readouterr()
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_decisions=256"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot resume" in err and "does not load" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
