@@ -5,7 +5,7 @@
 ``AGENT``: the DMC agent (``pretrained``, a run folder, a checkpoint) or a move-scoring policy (a ``policy.pt``
 such as ``benchmarks/results/marl/torchrl.pt``, ``sb3:MODEL.zip``, ``rllib:RUN``). The graph takes each
 decision's planes and its candidate moves and returns each candidate's score, with a dynamic batch and
-legal-move count (:mod:`agents.integrations.onnx_export`); ``onnx:OUT.onnx`` seats it wherever an agent spec
+legal-move count (:mod:`agents.onnx.export`); ``onnx:OUT.onnx`` seats it wherever an agent spec
 goes (``evaluate.py``, the league, ``agents.load``). Before the file is written, the graph plays ``--check``
 seeded decisions of every phase beside the torch agent: the same move in each, or nothing is written.
 Needs torch and the ``onnx`` extra (``pip install 'ddz-env[onnx]'``).
@@ -20,7 +20,7 @@ from ._entry import needs_installed
 with needs_installed("python -m agents.export", "agents.export", active=__name__ == "__main__"):
     # (onnx and onnxruntime are imported by the export: --help needs neither, a missing one is one line naming
     # the extra)
-    from .integrations.onnx_export import export_onnx
+    from .onnx.export import export_onnx
 
 
 def main(argv: list[str] | None = None) -> int:

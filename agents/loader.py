@@ -4,7 +4,7 @@ folder, or from a scheme spec.
 Scheme specs name agents whose files are not ddz-env checkpoints:
 
 * ``onnx:FILE.onnx``: a DMC agent or move-scoring policy exported by ``python -m agents.export``, playing
-  through onnxruntime (the ``onnx`` extra), no torch; see `agents.integrations.onnx_agent`.
+  through onnxruntime (the ``onnx`` extra), no torch; see `agents.onnx.agent`.
 * ``douzero:DIR``: DouZero's three networks (``DIR`` holds ``landlord.ckpt``, ``landlord_up.ckpt``,
   ``landlord_down.ckpt``, DouZero's released baselines or a DouZero run folder); see
   `agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
@@ -108,7 +108,7 @@ _SCHEMES: dict[str, Scheme] = {"douzero": Scheme("agents.douzero.agent:from_spec
                                "sb3": Scheme("agents.integrations.sb3_policy:from_spec", options=False),
                                "rllib": Scheme("agents.integrations.rllib_files:from_spec"),  # ?trust=yes
                                "search": Scheme("agents.search.agent:from_spec", target_is_spec=True),
-                               "onnx": Scheme("agents.integrations.onnx_agent:from_spec", options=False)}
+                               "onnx": Scheme("agents.onnx.agent:from_spec", options=False)}
 
 
 #: the scheme specs in words, for an unknown agent's error (one per entry of `_SCHEMES`)

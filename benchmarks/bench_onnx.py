@@ -3,7 +3,7 @@
     python benchmarks/bench_onnx.py [--agents pretrained,benchmarks/results/marl/torchrl.pt] [--decisions 4096]
                                     [--tables 64] [--seconds 4] [--threads 1]
 
-Each agent is exported (``agents.integrations.onnx_export.export_onnx``, into a temporary folder), then both
+Each agent is exported (``agents.onnx.export.export_onnx``, into a temporary folder), then both
 play the same seeded decisions of every phase (``--tables`` random hands stepped together, forced decisions
 included, as the evaluation hands them over): in batches of ``--tables`` decisions (the evaluation's way) and
 one decision a call (a person's table, the web page). The two alternate in rounds of a pass over the decisions
@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents import load  # noqa: E402
-from agents.integrations.onnx_agent import OnnxAgent  # noqa: E402
-from agents.integrations.onnx_export import decisions, export_onnx  # noqa: E402
+from agents.onnx.agent import OnnxAgent  # noqa: E402
+from agents.onnx.export import decisions, export_onnx  # noqa: E402
 
 
 def rate(agents: dict, batches: list, seconds: float) -> dict[str, float]:

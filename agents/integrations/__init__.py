@@ -9,7 +9,7 @@ through, each library's adapter and the one run and session they share.
 | `sb3_policy`, `tianshou_nets`, `torchrl_modules`, `rllib_module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``) |
 | `seat_vector`, `collectors`, `rllib_tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), TorchRL's collector processes, RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
 | `session`, `options`, `runner` | what every learner shares: clocks and cadences, option checks, the run folder |
-| `rllib_files`, `onnx_export`, `onnx_agent` | reading RLlib checkpoints; export to ONNX and the agent that plays it |
+| `rllib_files` | reading RLlib checkpoints (ONNX export and the `onnx:` agent: `agents.onnx`) |
 """
 from __future__ import annotations
 

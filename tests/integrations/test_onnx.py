@@ -1,5 +1,5 @@
-"""ONNX export (python -m agents.export, agents/integrations/onnx_export.py) and the onnx:FILE agent
-(agents/integrations/onnx_agent.py): the exported graph, run by onnxruntime with the greedy choice in numpy,
+"""ONNX export (python -m agents.export, agents/onnx/export.py) and the onnx:FILE agent
+(agents/onnx/agent.py): the exported graph, run by onnxruntime with the greedy choice in numpy,
 chooses exactly the torch agent's move in thousands of seeded decisions of every phase, for the shipped DMC
 agent and a committed move-scoring policy; it is seated by agents.load and the evaluation, plays without
 torch, and a bad file or a missing onnxruntime is one line."""
@@ -27,7 +27,7 @@ def exported(tmp_path_factory):
     import torch
 
     from agents import load
-    from agents.integrations.onnx_export import export_onnx
+    from agents.onnx.export import export_onnx
 
     threads = torch.get_num_threads()
     folder = tmp_path_factory.mktemp("onnx")
@@ -47,8 +47,8 @@ def test_the_onnx_agent_chooses_the_torch_agents_move_in_every_phase(exported, n
 
     from agents import load
     from agents.dmc.model import net_of
-    from agents.integrations.onnx_agent import OnnxAgent
-    from agents.integrations.onnx_export import decisions, scoring_module
+    from agents.onnx.agent import OnnxAgent
+    from agents.onnx.export import decisions, scoring_module
 
     agent, path = exported[name]
     onnx_agent = load(f"onnx:{path}")
@@ -76,7 +76,7 @@ def test_the_onnx_agent_chooses_the_torch_agents_move_in_every_phase(exported, n
 
 
 def test_greedy_takes_the_first_of_the_highest_scores():
-    from agents.integrations.onnx_agent import greedy
+    from agents.onnx.agent import greedy
 
     scores = np.array([1.0, 3.0, 3.0, 0.5, -2.0, -2.0, 7.0], np.float32)
     starts = np.array([0, 3, 4, 6, 7])
@@ -85,7 +85,7 @@ def test_greedy_takes_the_first_of_the_highest_scores():
 
 def test_onnx_specs_are_seated_by_load_and_the_evaluation_and_play_without_torch(exported):
     from agents import evaluate, load
-    from agents.integrations.onnx_agent import OnnxAgent
+    from agents.onnx.agent import OnnxAgent
 
     torch_agent, path = exported["pretrained"]
     assert isinstance(load(str(path)), OnnxAgent)  # (a path ending .onnx is read as onnx:PATH)
@@ -150,7 +150,7 @@ def test_export_takes_any_dmc_layout_and_refuses_an_agent_without_networks(tmp_p
 
     from agents.dmc.agent import DMCAgent
     from agents.dmc.model import DMCModel
-    from agents.integrations.onnx_export import export_onnx
+    from agents.onnx.export import export_onnx
 
     torch.manual_seed(0)  # an LSTM over the history and a decomposed head (onnxruntime's LSTM takes no empty batch:
     model = DMCModel([64], [32, 16], history_lstm=16, hand_after=False, value_head="decomposed")  # the graph pads)
@@ -163,9 +163,9 @@ def test_export_takes_any_dmc_layout_and_refuses_an_agent_without_networks(tmp_p
 
 
 def test_the_exported_graphs_are_well_within_each_bound_at_the_largest_call(exported):
-    """The figures of agents/integrations/onnx_check.py's limits: each is several times what the shipped DMC
+    """The figures of agents/onnx/check.py's limits: each is several times what the shipped DMC
     agent's graph and the TorchRL policy's need at MAX_ROWS decisions and MAX_CANDIDATES moves a call."""
-    from agents.integrations import onnx_check as c
+    from agents.onnx import check as c
 
     for name, (_, path) in exported.items():
         data = path.read_bytes()
@@ -175,9 +175,9 @@ def test_the_exported_graphs_are_well_within_each_bound_at_the_largest_call(expo
 
 
 def test_a_batch_beyond_the_checked_sizes_is_scored_in_parts_with_the_same_scores(exported, monkeypatch):
-    from agents.integrations import onnx_agent
-    from agents.integrations.onnx_agent import OnnxAgent
-    from agents.integrations.onnx_export import decisions
+    from agents.onnx import agent as onnx_agent
+    from agents.onnx.agent import OnnxAgent
+    from agents.onnx.export import decisions
 
     agent = load_onnx(exported["torchrl"][1])
     d = decisions(64 * 8, seed=5)[6]  # (64 tables in play: about 10 moves a decision)
@@ -212,7 +212,7 @@ def test_an_exported_graph_saved_with_external_data_plays_from_its_folder_alone(
 
     import onnx
 
-    from agents.integrations.onnx_export import decisions
+    from agents.onnx.export import decisions
 
     _, path = exported["torchrl"]
     folder = tmp_path / "agent"

@@ -1,5 +1,5 @@
 """Issue 62, item 5 (N36, N42, N43): an ``onnx:`` graph is checked with the onnx package before onnxruntime
-builds it (agents/integrations/onnx_check.py). A graph of a few hundred bytes took 2.2 GB at its first decision,
+builds it (agents/onnx/check.py). A graph of a few hundred bytes took 2.2 GB at its first decision,
 one asking 16 GiB was killed, a Loop never finished, external tensor data was read from the working folder or
 any absolute path, and a graph's inputs and outputs were not checked until its first decision. Each graph here
 is tiny and built with onnx.helper; each is refused at load, in one line, before anything is allocated (the
@@ -272,7 +272,7 @@ def test_external_data_outside_the_graphs_folder_is_refused(tmp_path, monkeypatc
 
 def test_external_data_inside_the_folder_is_read_from_there_whatever_the_working_folder(tmp_path, monkeypatch):
     from agents import load
-    from agents.integrations.onnx_agent import OnnxAgent
+    from agents.onnx.agent import OnnxAgent
 
     folder = tmp_path / "agent"
     (folder / "data").mkdir(parents=True)

@@ -7,7 +7,7 @@ their names pointed (the working folder, any absolute path). :func:`checked_grap
 from the file alone, before a session is built, each with one line (a ``ValueError``):
 
 * the contract: exactly the inputs ``planes`` (B, 1740) int8, ``rows`` (M,) int64, ``ids`` (M,) int64 and
-  the output ``scores`` (M,) float32, B and M dynamic, as :mod:`~agents.integrations.onnx_export` writes;
+  the output ``scores`` (M,) float32, B and M dynamic, as :mod:`~agents.onnx.export` writes;
 * operators: the standard ``ai.onnx`` domain only (no custom domain, no local function), no control flow
   (``Loop``, ``Scan``, ``If``: no node holds a subgraph), and only the operators of :data:`OPS`;
 * sizes: every initializer's (and constant's) bytes from its shape, together at most the file bound

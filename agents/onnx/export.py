@@ -1,7 +1,7 @@
 """A learned agent as an ONNX graph: the DMC agent or a move-scoring policy, to run wherever onnxruntime does.
 
 The graph scores candidate moves; the greedy choice is made outside it, in numpy
-(:func:`agents.integrations.onnx_agent.greedy`), exactly as the torch agents make it:
+(:func:`agents.onnx.agent.greedy`), exactly as the torch agents make it:
 
 ==============  ==================  ===================================================================
 input           ``planes``          (B, 1740) int8: each decision's observation planes, flattened
@@ -15,7 +15,7 @@ B and M are dynamic. The four networks (landlord, the farmer after it, the farme
 are all inside the graph; each row is routed to its network by its status plane's phase and role, as
 :func:`agents.integrations.move_policy.net_of_planes` does in torch (the DMC agent reads the same phase
 and role from its ``Decisions``), and each candidate is scored by its row's network only. The file's
-metadata (``ddz_env.*`` keys) say what it holds; :mod:`agents.integrations.onnx_agent` checks them.
+metadata (``ddz_env.*`` keys) say what it holds; :mod:`agents.onnx.agent` checks them.
 
 ``python -m agents.export AGENT OUT.onnx`` is the program (:mod:`agents.export`); :func:`export_onnx` the call.
 """
@@ -36,8 +36,8 @@ from ddz_env.observation import OBS_CELLS
 from ..base import Decisions
 from ..dmc.agent import DMCAgent
 from ..dmc.model import hand_after_features, hand_counts
-from .move_policy import MoveScoringAgent, net_of_planes
-from .onnx_agent import FORMAT, INPUTS, ONNX_HINT, OUTPUT, OnnxAgent
+from ..integrations.move_policy import MoveScoringAgent, net_of_planes
+from .agent import FORMAT, INPUTS, ONNX_HINT, OUTPUT, OnnxAgent
 
 #: the ONNX operator set of the exported graphs (onnxruntime 1.16 and later run it)
 OPSET = 17

@@ -1,10 +1,10 @@
 """``onnx:PATH``: an agent exported to ONNX (``python -m agents.export``) playing through onnxruntime, no torch.
 
-The graph (:mod:`agents.integrations.onnx_export` describes it) scores each decision's candidate moves;
+The graph (:mod:`agents.onnx.export` describes it) scores each decision's candidate moves;
 :func:`greedy` picks each decision's move in numpy, the first of its highest scores, as the torch agents
 (``DMCAgent``, ``MoveScoringAgent``) do. Forced decisions (one legal move) are not scored, as there.
 onnxruntime and onnx are imported when an agent is made: without them, one ``ImportError`` line says how to
-install them. Before onnxruntime builds a session, :mod:`agents.integrations.onnx_check` checks the graph with
+install them. Before onnxruntime builds a session, :mod:`agents.onnx.check` checks the graph with
 the onnx package (its inputs and output, operators, every tensor's size at the largest call, external data):
 the agent calls the graph with at most ``MAX_ROWS`` decisions and ``MAX_CANDIDATES`` moves at once.
 """
@@ -20,7 +20,7 @@ from ddz_env.observation import OBS_CELLS
 
 from ..loader import SchemeSpec, parse_spec
 from ..base import BatchAgent, Decisions
-from .onnx_check import MAX_CANDIDATES, MAX_ROWS, ONNX_HINT, checked_graph, parse
+from .check import MAX_CANDIDATES, MAX_ROWS, ONNX_HINT, checked_graph, parse
 
 #: the version of the graph's contract (its inputs, output and metadata)
 FORMAT = 1
@@ -73,7 +73,7 @@ class OnnxAgent(BatchAgent):
     def from_file(cls, path: str | os.PathLike, name: str | None = None, threads: int = 1) -> "OnnxAgent":
         """The agent of the ``.onnx`` file ``path``: ``FileNotFoundError`` if nothing is there, ``ValueError`` (one
         line) for a file that is not a graph ``python -m agents.export`` wrote or is beyond the bounds of
-        :mod:`~agents.integrations.onnx_check`, ``ImportError`` without onnxruntime or onnx. Tensor data in other
+        :mod:`~agents.onnx.check`, ``ImportError`` without onnxruntime or onnx. Tensor data in other
         files is read from ``path``'s own folder only. ``threads``: onnxruntime's threads for one call (one
         decision is a tiny batch, as for the torch agents)."""
         from ddz_env.files import input_file
