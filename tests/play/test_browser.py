@@ -69,6 +69,17 @@ def _state(driver):
     return driver.find_element(By.TAG_NAME, "body").get_attribute("data-state")
 
 
+def _armed(driver):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-armed") == "1"
+
+
+def _to_act(d):
+    """The hand is over, or the person may act: their turn, its controls armed (ARM_MS after they were drawn: till
+    then a click on them plays nothing)."""
+    state = _state(d)
+    return state == "over" or (state == "your-turn" and _armed(d))
+
+
 def _log_len(driver):
     return len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
 
@@ -96,7 +107,7 @@ def test_play_a_hand_by_clicking_then_replay_it_and_step_through_a_saved_one(bro
         Select(d.find_element(By.ID, "play-vs1")).select_by_visible_text("rule")
         Select(d.find_element(By.ID, "play-vs2")).select_by_visible_text("rule")
         d.find_element(By.ID, "btn-new").click()
-        WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+        WebDriverWait(d, 30).until(_to_act)
         clicks = 0
         shot_mid = False
         gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
@@ -128,7 +139,7 @@ def test_play_a_hand_by_clicking_then_replay_it_and_step_through_a_saved_one(bro
                         shot_mid = True
                     _click_and_wait(d, d.find_element(By.ID, "btn-play"))
             assert d.find_element(By.ID, "message").text == "", d.find_element(By.ID, "message").text
-            WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+            WebDriverWait(d, 30).until(_to_act)
             clicks += 1
         shown = json.loads(d.find_element(By.ID, "result").get_attribute("data-scores"))
         status, rec = server.call("GET", f"/api/games/{gid}/record")
@@ -290,12 +301,12 @@ def test_markup_in_a_shared_record_is_shown_as_text_and_never_runs(browser, shot
 def _to_the_lead(d):
     """Seed 0, deal 0, seat 0 bids first: bid 3, no redouble; the person leads with 20 cards."""
     d.find_element(By.ID, "btn-new").click()
-    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d))
     d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 3']").click()
-    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _phase(d) != "BID")
+    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d) and _phase(d) != "BID")
     while _phase(d) == "REDOUBLE":
         _click_and_wait(d, d.find_element(By.ID, "btn-nodouble"))
-        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d))
     assert _phase(d) == "PLAY" and len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 20
 
 
@@ -399,7 +410,7 @@ def test_agents_moves_are_shown_one_after_another_at_the_chosen_pace_and_skip_sh
         _viewport(d, 390, 844)
         _open(d, server, speed="350")
         d.find_element(By.ID, "btn-new").click()
-        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn")
+        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d))
         gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
         d.execute_script(_RECORD_LOG)
         d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 1']").click()  # seat 1 bids 3, seat 2 doubles or not
@@ -421,6 +432,7 @@ def test_agents_moves_are_shown_one_after_another_at_the_chosen_pace_and_skip_sh
         assert "(secret)" in d.find_element(By.ID, "said-2").text  # the other farmer's choice, in words
 
         Select(d.find_element(By.ID, "speed")).select_by_value("1600")
+        WebDriverWait(d, 5).until(_armed)
         d.find_element(By.ID, "btn-nodouble").click()  # then the landlord leads, seat 2 answers
         WebDriverWait(d, 5).until(lambda d: _state(d) == "agents")
         d.find_element(By.ID, "btn-skip").click()
@@ -494,8 +506,9 @@ def _sending(d, shot=None):
     assert d.find_element(By.ID, "sending").is_displayed()
     _in_view(d, "sending")
     assert "waiting" in d.find_element(By.ID, "status").text
-    for b in d.find_elements(By.CSS_SELECTOR, "#controls button, #legal .chip"):
-        assert not b.is_enabled(), b.get_attribute("outerHTML")
+    on = d.execute_script("return [...document.querySelectorAll('#controls button, #legal .chip')]"  # (one call:
+                          ".filter((b) => !b.disabled).map((b) => b.outerHTML)")  # the agents think meanwhile)
+    assert not on, on
     assert not d.find_elements(By.CSS_SELECTOR, "#hand .card.pickable")
     if shot:
         d.save_screenshot(shot)
@@ -503,7 +516,7 @@ def _sending(d, shot=None):
 
 def _answered(d, server, gid, mine, played):
     """The answer is in: exactly one more action of the person's, ``played``, on the server and in the page's log."""
-    WebDriverWait(d, 30).until(lambda d: _state(d) in ("your-turn", "over"))
+    WebDriverWait(d, 30).until(_to_act)
     now, n = _mine(server, gid)
     assert now == mine + [played], (mine, now)
     assert d.find_element(By.ID, "message").text == ""
@@ -554,3 +567,119 @@ def test_a_double_click_or_a_click_while_the_agents_think_plays_one_action(brows
     d.find_element(By.ID, "btn-pass").click()  # off: nothing is sent
     assert time.monotonic() - t0 < 2 * SLOW  # (the agents had not answered yet)
     _answered(d, server, gid, mine, "pass")
+
+
+# ---------------------------------------------------------------------------- issue 62 (2): one click, one move
+ARM_MS = 400  # app.js ARM_MS: a decision's controls arm this long after they are drawn
+
+# records each change of the page's state and of its controls' arming, with the time
+_RECORD_ARMING = """
+window.__arming = [];
+new MutationObserver(() => window.__arming.push([performance.now(), document.body.dataset.state,
+                                                 document.body.dataset.armed || null]))
+  .observe(document.body, {attributes: true, attributeFilter: ['data-state', 'data-armed']});
+"""
+
+
+def _controls_on(d):
+    """The hand is over, or it is the person's turn and their controls are on (as a person sees them: enabled)."""
+    state = _state(d)
+    return state == "over" or (state == "your-turn" and any(
+        b.is_enabled() for b in d.find_elements(By.CSS_SELECTOR, "#controls .row:not(.hidden) button")))
+
+
+def _double_click(d, element, hold=0.0):
+    """Two clicks 150 ms apart where ``element`` is, as a person double-clicks: the second lands on whatever
+    is there by then (``hold``: seconds the second press is held before it is let go)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    d.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", element)
+    chain = ActionChains(d).move_to_element(element).click().pause(0.15)
+    (chain.click_and_hold().pause(hold).release() if hold else chain.click()).perform()
+
+
+def _double_click_each_decision(d, server, decisions, hold=0.0):
+    """Hands of seat 0 against rule (deals 0, 1, ...), a double click on a move control at each of the person's
+    decisions (a bid: Pass; a double or redouble: No; a play: Pass when it may, else the lowest card picked and a
+    double click on "Play selected"), until ``decisions`` were made: each decision's phase, the control and the
+    person's actions the server took from the double click (``hold``: as :func:`_double_click`)."""
+    made, deal = [], 0
+    while len(made) < decisions:
+        d.execute_script(f"document.getElementById('play-deal').value = '{deal}'")
+        d.find_element(By.ID, "btn-new").click()
+        deal += 1
+        WebDriverWait(d, 30).until(lambda d: _controls_on(d) and d.find_element(By.TAG_NAME, "body")
+                                   .get_attribute("data-game") not in [g for g, _, _, _ in made])
+        gid = d.find_element(By.TAG_NAME, "body").get_attribute("data-game")
+        while _state(d) != "over" and len(made) < decisions:
+            before, _ = _mine(server, gid)
+            phase = _phase(d)
+            if phase == "BID":
+                control = d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='pass']")
+            elif phase in ("DOUBLE", "REDOUBLE"):
+                control = d.find_element(By.ID, "btn-nodouble")
+            elif d.find_element(By.ID, "btn-pass").is_enabled():
+                control = d.find_element(By.ID, "btn-pass")
+            else:
+                d.find_elements(By.CSS_SELECTOR, "#hand .card .rank")[0].click()
+                WebDriverWait(d, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .card.selected"))
+                control = d.find_element(By.ID, "btn-play")
+            name = control.text
+            _double_click(d, control, hold)
+            WebDriverWait(d, 30).until(_controls_on)
+            now, _ = _mine(server, gid)
+            made.append((gid, phase, name, now[len(before):]))
+    return made
+
+
+@pytest.mark.parametrize("pace", ["0", "350", "900"])
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 1000)])
+def test_one_click_is_one_move_at_every_pace_a_double_click_never_plays_the_next_decision(browser, width, height,
+                                                                                          pace):
+    """Issue 62 (2): at the "instant" pace a double click (150 ms apart) played two actions in 18 of 30 decisions
+    on a desktop and 15 of 33 on a phone (["no bid", "double"]: a stake doubled): the answer is drawn at once and
+    the second click lands on the next decision's controls, where the first was. Now a decision's controls arm
+    ARM_MS after they are drawn (off, and seen off, until then), and count only a press begun once they are
+    armed: at each pace ("instant", "fast", "normal") and size, a double click at each of 8 decisions plays one
+    action, and the controls armed no sooner than ARM_MS after they were drawn."""
+    server = Server()
+    try:
+        d = browser
+        _viewport(d, width, height)
+        _open(d, server, speed=pace)
+        d.execute_script(_RECORD_ARMING)
+        made = _double_click_each_decision(d, server, decisions=8)
+        two = [(phase, name, played) for _, phase, name, played in made if len(played) != 1]
+        print(f"\npace {pace}, {width}x{height}: {len(made)} double clicks, {len(two)} not one action: {two}")
+        assert not two, f"{len(two)} of {len(made)} double clicks did not play one action: {two}"
+        drawn, waits = None, []
+        for t, state, armed in d.execute_script("return window.__arming"):
+            if state == "your-turn" and armed == "0":
+                drawn = t if drawn is None else drawn
+            elif state == "your-turn" and armed == "1" and drawn is not None:
+                waits.append(t - drawn)
+                drawn = None
+            else:
+                drawn = None
+        print(f"controls armed {len(waits)} times, {min(waits, default=None)} ms after drawn at the soonest")
+        assert len(waits) >= len(made) and min(waits) >= ARM_MS - 3, waits  # (- 3: the timer's and observer's ms)
+    finally:
+        server.stop()
+
+
+def test_a_second_press_begun_before_the_controls_armed_plays_nothing_when_let_go_after(browser):
+    """Issue 62 (2): the controls count only a press begun once they are armed. At the "instant" pace a click, then
+    a second press 150 ms later held half a second (let go once the next decision's controls are on, where the
+    first click was): one action at each of 6 decisions (before, the release was a second move, as a double
+    click's)."""
+    server = Server()
+    try:
+        d = browser
+        _viewport(d, 390, 844)
+        _open(d, server, speed="0")
+        made = _double_click_each_decision(d, server, decisions=6, hold=0.5)
+        two = [(phase, name, played) for _, phase, name, played in made if len(played) != 1]
+        print(f"\nheld second press: {len(made)} decisions, {len(two)} not one action: {two}")
+        assert not two, f"{len(two)} of {len(made)} decisions did not play one action: {two}"
+    finally:
+        server.stop()

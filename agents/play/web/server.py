@@ -35,7 +35,8 @@ A refused move is 400 with ``{"error": text, "refusal": {"text", "tried", "needs
 **Stale actions**: an action names the ``version`` of the answer whose view it was chosen in. One naming
 another version (a double click, a second tap while the agents think, another tab) is refused with 409 and
 nothing is played: the person never plays a move in a position they were not shown. One without a version is
-a 400.
+a 400. (The page also keeps a new decision's controls off for their first 0.4 s, ``ARM_MS`` in ``static/app.js``:
+a double click's second click never lands on them, at any pace.)
 
 **Kept hands**: each hand played on the page is saved, once it is over, in the folder the server's
 operator names with ``--save-dir`` (default ``hands/``, as ``ddz-play``; ``--no-save``: none), as

@@ -19,6 +19,25 @@ let playback = null;      // the agents' moves being shown one after another: {t
 let busy = false;         // an action is sent and its answer not in: the controls are shown but off until it is
 let ticket = 0;           // bumped by each request that replaces what is shown: the answer of an older one is dropped
 
+// ---------------------------------------------------------------- one click, one move (issue 62)
+// A decision's controls (its buttons, the legal moves, the cards to pick) arm ARM_MS after they are drawn, and a
+// click on them counts only if the press that made it (a pointer going down, or a key) began once they were armed.
+// The server refuses a move chosen for an older version, but at the "instant" pace the answer to a click is
+// drawn a few ms later, new controls where the old ones were: the second click of a double click landed on
+// them and was sent as the next move (a "no bid" then a "double"), in a position the person had not seen.
+// 400 ms: the second click of a double click comes 100-250 ms after the first (desktops count clicks up to
+// 500 ms apart as one, but people rarely take that long), and nobody sees and aims at a control drawn less than
+// ~250 ms ago (the quickest reaction to a thing shown, with no choice to make); 400 ms is past both, and a person
+// reading a new position (a second or more) does not wait on it. Until then the controls are off, and look it
+// (button:disabled; body data-armed="0"). The fresh-press rule takes the rest: a press held across the change, a
+// second tap begun before the controls armed, a key held down to repeat are never taken for a move. At every
+// pace: at "fast" and "normal" the agents' moves are shown first, but a move that needs no agent's answer
+// (the landlord's redouble, then their lead) is followed by the next decision at once.
+const ARM_MS = 400;
+let arming = { key: null, at: Infinity, timer: null }; // the decision whose controls were drawn last; at: when they armed
+let pointerAt = -Infinity;  // when the latest pointer press began (events' timeStamp: performance.now()'s clock)
+const keysDown = new Map(); // the keys held down: code -> when it went down (a key's repeats keep its first time)
+
 async function api(method, path, body) {
   const opts = { method, headers: {} };
   if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
@@ -184,7 +203,7 @@ function drawHand(mine, view, me) {
   [...cards.children].forEach((c, i) => {
     c.dataset.index = i;
     if (selected.has(i)) c.classList.add("selected");
-    if (mode === "play") c.addEventListener("click", () => toggle(i)); // (pickable or not: drawControls)
+    if (mode === "play") c.addEventListener("click", onMove(() => toggle(i))); // (pickable or not: drawControls)
     hand.appendChild(c);
   });
   mine.insertBefore(hand, mine.querySelector(".said"));
@@ -265,9 +284,45 @@ function drawKept(box) {
   box.append(kept);
 }
 
-// whether the person may act now: their turn, shown (no agents' moves being played back), no action in flight
+// the decision shown, if it is the person's: "game@version" (a hand's version names one of its positions)
+function decisionKey() {
+  if (mode !== "play" || game === null || playback || game.version === null) return null;
+  return game.view.your_turn && !game.view.over ? `${game.id}@${game.version}` : null;
+}
+
+// the controls of decision `key` are drawn: they arm ARM_MS from now (and are drawn again then)
+function arm(key) {
+  clearTimeout(arming.timer);
+  const a = { key, at: Infinity, timer: null };
+  a.timer = setTimeout(() => {
+    a.at = performance.now();
+    a.timer = null;
+    if (arming === a && decisionKey() === key && !busy) drawControls();
+  }, ARM_MS);
+  arming = a;
+}
+
+function armed() { return arming.key !== null && arming.key === decisionKey() && arming.at !== Infinity; }
+
+// an event's time on performance.now()'s clock (every current browser's timeStamp; else now)
+function stamp(e) { return e.timeStamp > 0 && e.timeStamp <= performance.now() + 1 ? e.timeStamp : performance.now(); }
+
+// whether a click on a decision's control is the person's choice on those controls: they are armed, and the press
+// that made the click began after they armed (a pointer's press; from the keyboard, no key held since before). A
+// click with no press behind it (assistive technology) counts once the controls are armed.
+function pressedSinceArmed(e) {
+  if (!armed()) return false;
+  if (e.pointerType || e.detail > 0) return pointerAt >= arming.at;
+  for (const t of keysDown.values()) if (t < arming.at) return false;
+  return true;
+}
+
+// a decision control's click handler: `fn` runs only for a click pressedSinceArmed
+function onMove(fn) { return (e) => { if (pressedSinceArmed(e)) fn(e); }; }
+
+// whether the person may act now: their turn, shown (no agents' moves being played back), armed, no action in flight
 function canAct() {
-  return mode === "play" && game !== null && !playback && !busy && game.view.your_turn && !game.view.over;
+  return mode === "play" && game !== null && !playback && !busy && game.view.your_turn && !game.view.over && armed();
 }
 
 function toggle(i) {
@@ -284,15 +339,18 @@ function drawPlay() {
   drawControls();
 }
 
-// the person's controls for game.view: shown on their turn; while an action is in flight still shown (the page
-// does not jump) but off, and a line says the page waits: a second click or tap would otherwise be sent as the
-// next move, in a position the person has not seen yet
+// the person's controls for game.view: shown on their turn, off until armed (ARM_MS after a decision's are first
+// drawn); while an action is in flight still shown (the page does not jump) but off, and a line says the page
+// waits: a second click or tap would otherwise be sent as the next move, in a position the person has not seen yet
 function drawControls() {
   const view = game.view;
   const playing = playback !== null;
   const last = view.history[view.history.length - 1];
   const turn = view.your_turn && !playing;
-  const live = turn && !busy;
+  const key = turn && !busy ? decisionKey() : null;
+  const drawn = key !== null && key !== arming.key; // a new decision's controls: armed ARM_MS from the end of this
+  const live = turn && !busy && !drawn && armed();
+  document.body.dataset.armed = live ? "1" : "0";
   document.body.dataset.state = playing ? "agents" : (busy ? "sending" : (view.over ? "over" : (turn ? "your-turn" : "waiting")));
   document.body.dataset.game = game.id;
   $("status").textContent = statusText(view, view.seat);
@@ -322,11 +380,12 @@ function drawControls() {
       const c = el("button", "chip", pretty(m));
       c.dataset.move = m;
       c.disabled = !live;
-      c.addEventListener("click", () => selectMove(m));
+      c.addEventListener("click", onMove(() => selectMove(m)));
       legal.appendChild(c);
     });
     if (moves.length > 40) legal.appendChild(el("span", "", `… ${moves.length - 40} more`));
   }
+  if (drawn) arm(key); // (last: they are all drawn by now)
 }
 
 function selectMove(move) {
@@ -377,7 +436,8 @@ function showSteps(resp) {
 function skip() { if (playback) playback.finish(); }
 
 // send one action, naming the version of the position it was chosen in. The controls are off until the answer
-// is in, so a second click (a double click, a tap while the agents think) sends nothing; the server refuses
+// is in, so a second click (a double click, a tap while the agents think) sends nothing, and the next decision's
+// until they arm (ARM_MS), so it does not land on those either; the server refuses
 // any action that still names an older version (another tab played first): then the hand is shown as it is
 async function send(action) {
   if (!canAct()) return;
@@ -423,6 +483,7 @@ function openReplay(data) {
   ticket++; // an action still in flight: its answer would draw the hand over the replay
   busy = false;
   mode = "replay";
+  document.body.dataset.armed = "0";
   game = null;
   selected = new Set();
   const meta = data.record.meta || {};
@@ -550,17 +611,23 @@ async function init() {
   $("btn-open").addEventListener("click", openSaved);
   $("replay-file").addEventListener("change", openFile);
   $("btn-skip").addEventListener("click", skip);
-  document.querySelectorAll(".bid-btn").forEach((b) => b.addEventListener("click", () => send(b.dataset.action)));
-  $("btn-double").addEventListener("click", () => send(game.view.phase === "DOUBLE" ? "double" : "redouble"));
-  $("btn-nodouble").addEventListener("click", () => send("no"));
-  $("btn-pass").addEventListener("click", () => send("pass"));
-  $("btn-clear").addEventListener("click", () => { selected = new Set(); drawPlay(); });
-  $("btn-play").addEventListener("click", () => {
+  // the presses a click on a decision's control is judged by (pressedSinceArmed); capture: before any handler
+  window.addEventListener("pointerdown", (e) => { pointerAt = stamp(e); }, true);
+  window.addEventListener("keydown", (e) => { if (!keysDown.has(e.code)) keysDown.set(e.code, stamp(e)); }, true);
+  // (a key is let go after the click its release makes, Space's, has been judged)
+  window.addEventListener("keyup", (e) => { setTimeout(() => keysDown.delete(e.code), 0); }, true);
+  window.addEventListener("blur", () => keysDown.clear());
+  document.querySelectorAll(".bid-btn").forEach((b) => b.addEventListener("click", onMove(() => send(b.dataset.action))));
+  $("btn-double").addEventListener("click", onMove(() => send(game.view.phase === "DOUBLE" ? "double" : "redouble")));
+  $("btn-nodouble").addEventListener("click", onMove(() => send("no")));
+  $("btn-pass").addEventListener("click", onMove(() => send("pass")));
+  $("btn-clear").addEventListener("click", onMove(() => { selected = new Set(); drawPlay(); }));
+  $("btn-play").addEventListener("click", onMove(() => {
     const hand = game.view.hands[game.view.seat];
     const cards = [...selected].sort((a, b) => a - b).map((i) => hand[i]).join("");
     if (!cards) { message("Select cards first (tap them), or pass."); return; }
     send(cards);
-  });
+  }));
   $("btn-first").addEventListener("click", () => { stopAuto(); stepTo(0); });
   $("btn-prev").addEventListener("click", () => { stopAuto(); stepTo(replay.k - 1); });
   $("btn-next").addEventListener("click", () => { stopAuto(); stepTo(replay.k + 1); });
