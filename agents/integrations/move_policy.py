@@ -105,7 +105,7 @@ def explore_bids(logits: torch.Tensor, valid: torch.Tensor, bidding: torch.Tenso
     doubles, redoubles) ``(1 - epsilon) p + epsilon / n`` over the row's ``n`` moves, elsewhere the softmax.
     ``epsilon`` is one number or one per row (B,). A library's categorical over these is that mixture, so
     the probabilities its PPO stores and updates are the ones it sampled from (the ratio stays an
-    importance weight), as the self-play collector's ``bid_epsilon`` (:mod:`agents.integrations.selfplay`);
+    importance weight), as the self-play collector's ``bid_epsilon`` (:mod:`agents.ppo.selfplay`);
     its entropy bonus belongs to the policy, not to the mixture (:class:`CandidateCategorical`'s
     ``policy_logp``). Monotone within a row: the greedy move is the same. Invalid slots come back ``-inf``."""
     logp = torch.log_softmax(logits.masked_fill(~valid, -torch.inf), dim=-1)

@@ -8,7 +8,8 @@ hold on a busy machine as on a quiet one). :class:`Session` owns, once for all l
 the clocks          decisions, wall and CPU seconds so far, read back from ``state.json`` on resume
                     (with the learner's own counters, such as batches or iterations)
 the cadences        a checkpoint every ``checkpoint_seconds`` and a progress line every
-                    ``progress_seconds`` (:meth:`tick`), in the same words for every learner
+                    ``progress_seconds`` (:meth:`tick`), in the same words for every learner, with a
+                    row of the learner's diagnostics in ``diagnostics.csv`` (losses, entropy, KL...)
 the budget          :meth:`running`: until either budget is spent, and at least one update in a call that
                     starts below it (a slow start-up on a loaded machine would otherwise train nothing)
 the end             :meth:`finish`: the last checkpoint, the closing line, ``train``'s result
@@ -30,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 from ddz_env.files import write_text
 
-STATE_JSON, POLICY_FILE = "state.json", "policy.pt"
+STATE_JSON, POLICY_FILE, DIAGNOSTICS_CSV = "state.json", "policy.pt", "diagnostics.csv"
 
 
 class LearnerStopped(RuntimeError):
@@ -142,11 +143,19 @@ class Session:
                                        f"({write_failure(e)}); its last checkpoint is whole") from None
         self.saved = time.time()
 
-    def tick(self, save: Callable[[], None], extra: Callable[[], str] | None = None) -> None:
-        """After an update: a checkpoint and a progress line when their periods are up."""
+    def tick(self, save: Callable[[], None], extra: Callable[[], str] | None = None,
+             diagnostics: Callable[[], dict[str, float]] | None = None) -> None:
+        """After an update: a checkpoint, and a progress line with a row of the learner's ``diagnostics``
+        (losses, entropy, KL...: ``diagnostics.csv``, one row a progress period), when their periods are up."""
         now = time.time()
         if now - self.saved >= self.checkpoint_seconds:
             self.save(save)
+        if diagnostics is not None and now - self.shown >= self.progress_seconds:
+            t = self.totals()
+            self.log_diagnostics({"decisions": t["steps"], "wall_seconds": round(t["wall_seconds"], 1),
+                                  **{k: round(float(v), 5) for k, v in diagnostics().items()}})
+            if not self.progress:
+                self.shown = now
         if self.progress and now - self.shown >= self.progress_seconds:
             t = self.totals()
             rate = (t["steps"] - self.shown_steps) / max(now - self.shown, 1e-9)
@@ -154,6 +163,21 @@ class Session:
             print(f"{self.library}: {t['steps']:,}{self._of_decisions()} decisions learned, {t['wall_seconds']:.0f}"
                   f"{self._of_seconds()} s, {rate:,.0f} decisions/s{'; ' + more if more else ''}", flush=True)
             self.shown, self.shown_steps = now, t["steps"]
+
+    def log_diagnostics(self, row: dict[str, Any]) -> None:
+        """One row of ``diagnostics.csv`` (its header from the first row; appended whole)."""
+        import csv
+        import io
+
+        path = self.path(DIAGNOSTICS_CSV)
+        old = open(path, encoding="utf-8").read() if os.path.isfile(path) else ""
+        fields = next(csv.reader([old.splitlines()[0]])) if old else list(row)
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+        if not old:
+            w.writeheader()
+        w.writerow(row)
+        write_text(path, old + buf.getvalue())
 
     def _of_decisions(self) -> str:
         return f" of {self.decisions:,}" if self.decisions is not None else ""
@@ -182,4 +206,4 @@ class Session:
         return {**t, "policy": self.policy_path}
 
 
-__all__ = ["Session", "LearnerStopped", "STATE_JSON", "POLICY_FILE"]
+__all__ = ["Session", "LearnerStopped", "STATE_JSON", "POLICY_FILE", "DIAGNOSTICS_CSV"]

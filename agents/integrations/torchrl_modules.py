@@ -9,11 +9,9 @@
                        turn at every table decides (``"seat"`` says which); ``("reward")`` (B, 3) holds the
                        three seats' rulebook scores when a hand ends (times ``reward_scale``)
 :func:`seat_returns`   a rollout's decisions with their own seat's return: self-play samples
-:func:`train`          PPO in self-play over compact legal sets (``selfplay.Collector``: hundreds of tables per
-                       forward pass, GAE from a learned critic, opponents mixed in, bids explored more),
-                       each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
-                       only (:func:`candidates_dist`); to a time budget, checkpointed and resumable
-                       (``train.py --config torchrl``)
+:func:`train`          the project's own PPO (``agents.ppo``, ``train.py --config ppo``) with each decision's
+                       distribution TorchRL's ``MaskedCategorical`` over its legal moves only
+                       (:func:`candidates_dist`) (``train.py --config torchrl``)
 =====================  ====================================================================================
 
 Why an ``EnvBase`` over the batched env and not ``PettingZooWrapper`` on the AEC env: the wrapper steps one
@@ -44,6 +42,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.vector import VectorDouDizhu, expand_mask
 
+from ..ppo.learner import DEFAULTS
 from .move_policy import MoveScoringPolicy, gumbel_sample, save_policy
 
 LOG_PROB = "action_log_prob"
@@ -179,15 +178,6 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
     save_policy(policy, path, library="torchrl", **info)
 
 
-#: train()'s options and their defaults (``train.py --config torchrl --set options.KEY=VALUE``)
-DEFAULTS: dict[str, Any] = {
-    "num_envs": 256, "decisions_per_batch": 4096, "epochs": 2, "minibatch": 512, "learning_rate": 3e-4,
-    "clip_epsilon": 0.2, "vf_coef": 0.5, "entropy_coeff": 0.01, "bid_entropy_coeff": 0.05, "bid_epsilon": 0.1,
-    "gae_lambda": 0.95, "target": "sign_play", "score_scale": 8.0, "opponents": ["self", "rule"],
-    "opponent_share": 0.5, "snapshot_every": 50, "central_critic": False, "critic_layers": (256,),
-    "state_layers": (256,), "head_layers": (128,), "init": None,
-    "checkpoint_seconds": 120.0, "progress_seconds": 30.0, "threads": 1, "collectors": 0,
-}
 STATE_FILE = "torchrl_state.pt"
 
 
@@ -208,106 +198,22 @@ def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos:
 
 
 def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
-          resume: bool = False, progress: bool = True,
-          **options: Any) -> dict:
-    """Self-play PPO for ``seconds`` of wall time or ``decisions`` learned from in all (across resumes; the first reached), over compact legal sets: a
-    :class:`~agents.integrations.selfplay.Collector` plays ``num_envs`` tables of the batched env with one
-    forward pass a step (the policy at every seat, or, in ``opponent_share`` of the hands, at the seats
-    that ``opponents`` do not hold: ``"self"`` is a frozen copy, any other an ``agents.load`` spec), and
-    releases ``decisions_per_batch`` decisions with GAE advantages from the learned critic
-    (``gae_lambda``; with ``central_critic`` a critic that sees all hands, for training only) towards win/loss in play and the score / ``score_scale`` in the bids (``target``
-    ``"sign_play"``; ``"scale"``: the score everywhere); then ``epochs`` passes of PPO in minibatches,
-    each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
-    (:func:`candidates_dist`). Bids are explored more than play (``bid_epsilon``, ``bid_entropy_coeff``).
-    With ``collectors`` N > 0 the tables play in N processes of their own while the learner updates
-    (:class:`~agents.integrations.collectors.ProcessCollectors`; not repeatable bit for bit).
+          resume: bool = False, progress: bool = True, **options: Any) -> dict:
+    """``train.py --config torchrl``: the project's own PPO (:mod:`agents.ppo.learner`, ``train.py --config
+    ppo``) with each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
+    (:func:`candidates_dist`): TorchRL supplies that distribution only. Its options are ``ppo``'s; its run
+    folder keeps ``torchrl_state.pt``."""
+    from ..ppo.learner import run
 
-    ``run_dir`` gets ``torchrl_state.pt`` (weights, optimizer), ``state.json`` (decisions, wall and CPU
-    seconds so far) and ``policy.pt`` (the export format) every ``checkpoint_seconds`` and at the end;
-    ``resume=True`` continues from them. ``init="pretrained"`` starts from the shipped DMC agent.
-    Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: decisions learned from)."""
-    from ddz_env.files import replacing
-
-    from .selfplay import CentralCritic, PPOSettings, ppo_loss
-    from .selfplay import Collector as SelfPlayCollector
-    from .session import Session
-
-    o = check_options(options)
-    torch.set_num_threads(int(o["threads"]))
-    ses = Session("torchrl", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(STATE_FILE,),
-                  counters={"batches": 0}, checkpoint_seconds=o["checkpoint_seconds"],
-                  progress_seconds=o["progress_seconds"])
-    if o["init"] is not None:
-        policy = MoveScoringPolicy.from_dmc(o["init"])
-    else:
-        policy = MoveScoringPolicy(state_layers=o["state_layers"], head_layers=o["head_layers"], hand_after=True)
-    critic = CentralCritic(o["critic_layers"]) if o["central_critic"] else None
-    params = list(policy.parameters()) + (list(critic.parameters()) if critic is not None else [])
-    optim = torch.optim.Adam(params, lr=o["learning_rate"])
-    if ses.resuming:
-        ck = torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True)  # (tensors, plain containers)
-        policy.load_state_dict(ck["model"])
-        if critic is not None:
-            critic.load_state_dict(ck["critic"])
-        optim.load_state_dict(ck["optimizer"])
-    batches = int(ses.done["batches"])  # (a resumed run is seeded with seed + its batches: it deals new hands)
-    torch.manual_seed(seed + batches)
-    play = dict(lam=o["gae_lambda"], target=o["target"], score_scale=o["score_scale"], bid_epsilon=o["bid_epsilon"],
-                opponents=o["opponents"], opponent_share=o["opponent_share"], snapshot_every=o["snapshot_every"])
-    if o["collectors"]:
-        from .collectors import ProcessCollectors
-
-        collector = ProcessCollectors(policy, critic, o["collectors"], o["num_envs"], seed=seed * 1000 + batches,
-                                      decisions=int(o["decisions_per_batch"]), threads=o["threads"], **play)
-    else:
-        collector = SelfPlayCollector(policy, o["num_envs"], seed=seed * 1000 + batches, critic=critic, **play)
-    settings = PPOSettings(clip=o["clip_epsilon"], vf_coef=o["vf_coef"], entropy_coeff=o["entropy_coeff"],
-                           bid_entropy_coeff=o["bid_entropy_coeff"])
-    info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
-    gen = np.random.default_rng(seed + batches)
-    parts = {"entropy": float("nan")}
-
-    def save() -> None:
-        with replacing(ses.path(STATE_FILE)) as tmp:
-            torch.save({"model": policy.state_dict(), "optimizer": optim.state_dict(),
-                        **({"critic": critic.state_dict()} if critic is not None else {})}, tmp)
-        export_policy(policy, ses.policy_path, steps=int(ses.done["steps"]), **info)
-
-    def line() -> str:
-        recent = collector.scores[-2000:]
-        return (f"learner's mean score {np.mean(recent) if recent else 0:+.2f} a seat-hand, entropy "
-                f"{parts['entropy']:.2f}")
-
-    try:
-        with ses.keeping(save):
-            while ses.running():
-                batch = collector.collect(int(o["decisions_per_batch"]))
-                n = len(batch)
-                for _ in range(int(o["epochs"])):
-                    for idx in np.array_split(gen.permutation(n), max(1, n // int(o["minibatch"]))):
-                        total, parts = ppo_loss(policy, batch.minibatch(idx), settings, dist_fn=candidates_dist,
-                                                critic=critic)
-                        optim.zero_grad()
-                        total.backward()
-                        nn.utils.clip_grad_norm_(params, 1.0)
-                        optim.step()
-                collector.refresh()
-                if o["collectors"]:
-                    ses.done["cpu_seconds"] += collector.take_cpu()  # (the collector processes' own)
-                ses.done["steps"] += n
-                ses.done["batches"] += 1
-                ses.tick(save, line)
-    finally:
-        if o["collectors"]:
-            collector.close()
-    return ses.finish(save)
+    return run(seconds, run_dir, decisions=decisions, seed=seed, resume=resume, progress=progress,
+               library="torchrl", state_file=STATE_FILE, dist_fn=candidates_dist, **options)
 
 
 def check_options(options: dict) -> dict:
-    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
-    from .options import check_options as check
+    """``options`` over :data:`DEFAULTS` (``ppo``'s), each checked by value (``agents.integrations.options``)."""
+    from ..ppo.learner import check_options as check
 
-    return check("torchrl", options, DEFAULTS)
+    return check(options, "torchrl")
 
 
 __all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train",

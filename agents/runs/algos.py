@@ -4,13 +4,14 @@
 ``algo``        learner                                                    config
 ==============  =========================================================  ==================================
 ``dmc``         our DouZero-style Deep Monte-Carlo trainer (the default)   ``agents.dmc.config.TrainConfig``
+``ppo``         our PPO over compact legal sets, self-play                 :class:`LibraryConfig`
 ``sb3``         sb3-contrib's MaskablePPO, one seat                        :class:`LibraryConfig`
 ``tianshou``    Tianshou's PPO, one seat                                   :class:`LibraryConfig`
-``torchrl``     TorchRL's PPO, self-play (all three seats learn)            :class:`LibraryConfig`
+``torchrl``     ``ppo`` with TorchRL's ``MaskedCategorical``, self-play      :class:`LibraryConfig`
 ``rllib``       RLlib's PPO (new API stack), self-play                      :class:`LibraryConfig`
 ==============  =========================================================  ==================================
 
-A library learner is a module of ``agents.integrations`` with ``train(seconds, run_dir, *, decisions, seed,
+A library learner (and ``ppo``, ours) is a module with ``train(seconds, run_dir, *, decisions, seed,
 resume, progress, **options) -> dict`` (to ``seconds`` of wall time or ``decisions`` learned from, the first
 reached; the move-scoring policy in that library's idiom; its checkpoints in the run
 folder, resumable; its final policy as ``policy.pt`` in the ``"movescore"`` export format) and, for the
@@ -31,9 +32,10 @@ from .config import key as _key
 #: algo -> (the module that trains it, what it is)
 ALGOS: dict[str, tuple[str, str]] = {
     "dmc": ("agents.dmc.learner.trainer", "DMC (Deep Monte-Carlo), ours"),
+    "ppo": ("agents.ppo.learner", "PPO over compact legal sets, self-play, ours (no RL library)"),
     "sb3": ("agents.integrations.sb3_policy", "sb3-contrib MaskablePPO, one seat"),
     "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
-    "torchrl": ("agents.integrations.torchrl_modules", "TorchRL PPO, self-play"),
+    "torchrl": ("agents.integrations.torchrl_modules", "ppo with TorchRL's MaskedCategorical, self-play"),
     "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
 }
 DEFAULT_ALGO = "dmc"

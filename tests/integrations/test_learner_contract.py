@@ -23,6 +23,7 @@ SMALL = {
     "sb3": {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "state_layers": [64], "head_layers": [32]},
     "tianshou": {"num_envs": 2, "steps_per_collect": 64, "batch_size": 64, "opponents": ["random"],
                  "state_layers": [64], "head_layers": [32]},
+    "ppo": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
     "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
                 "head_layers": [32]},
     "rllib": {"num_envs": 8, "batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
@@ -31,7 +32,7 @@ LEARNERS = [pytest.param(a, marks=pytest.mark.rllib) if a == "rllib" else a for 
 
 
 def learner(name):
-    for module in REQUIRES[name][0]:
+    for module in REQUIRES.get(name, ((), ""))[0]:
         pytest.importorskip(module, reason=f"learner {name!r} needs {module}")
     return importlib.import_module(ALGOS[name][0])
 

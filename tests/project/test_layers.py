@@ -20,7 +20,7 @@ AGENT_LEVELS = (
     ("agents.loader",),                                                     # an agent from a spec
     ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
     ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents
-    ("agents.evaluation", "agents.integrations", "agents.onnx"),            # agents play agents; ONNX
+    ("agents.evaluation", "agents.integrations", "agents.onnx", "agents.ppo"),  # agents play agents; ONNX; our PPO
     ("agents.dmc.learner",),                                                # DMC's learner (it evaluates while it trains)
     ("agents.play",),                                                       # people at the table
     ("agents.cli", "agents.export"),                                        # the programs

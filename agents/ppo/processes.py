@@ -1,8 +1,8 @@
 """Self-play collection in processes of its own: the learner updates while the tables play.
 
-:class:`selfplay.Collector <agents.integrations.selfplay.Collector>` plays in the learner's process, so
+:class:`selfplay.Collector <agents.ppo.selfplay.Collector>` plays in the learner's process, so
 playing and learning take turns on one core. :class:`ProcessCollectors` runs ``n`` such collectors in
-processes of their own (TorchRL's ``collectors`` option): each plays its own ``num_envs`` tables and sends
+processes of their own (the ``collectors`` option of ``ppo``): each plays its own ``num_envs`` tables and sends
 whole batches of released decisions through a pipe, while the learner updates on the batch before.
 
 =========================  ================================================================================
@@ -42,7 +42,7 @@ from torch import multiprocessing as mp
 
 from ..runs.weights import read_weights, write_weights
 from .selfplay import Batch, CentralCritic, Collector
-from .session import LearnerStopped
+from ..integrations.session import LearnerStopped
 
 #: a collector's seed is ``seed + SEED_STRIDE * rank`` (rank 0: the in-process collector's seed)
 SEED_STRIDE = 104_729
@@ -96,7 +96,7 @@ class ProcessCollectors:
     """``n`` collector processes (see the module doc) behind the in-process collector's calls:
     :meth:`collect` (the next batch from any of them), :meth:`refresh` (after an update: publish the
     weights), ``scores`` (the learner's seats' scores of finished hands); and :meth:`take_cpu`,
-    :meth:`close`. ``options`` are :class:`~agents.integrations.selfplay.Collector`'s keywords."""
+    :meth:`close`. ``options`` are :class:`~agents.ppo.selfplay.Collector`'s keywords."""
 
     def __init__(self, policy: torch.nn.Module, critic: CentralCritic | None, n: int, num_envs: int, seed: int,
                  decisions: int, threads: int = 1, **options: Any):

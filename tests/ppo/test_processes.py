@@ -1,6 +1,6 @@
-"""Self-play collector processes (agents/integrations/collectors.py): a collector process releases what the
+"""Self-play collector processes (agents/ppo/processes.py): a collector process releases what the
 in-process collector releases from the same seed, takes the learner's published weights, stops cleanly, and
-a dead one stops the run with its exit code; the TorchRL learner trains through them and counts their CPU."""
+a dead one stops the run with its exit code; the ppo learner trains through them and counts their CPU."""
 from __future__ import annotations
 
 import multiprocessing
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.integrations.collectors import ProcessCollectors
+from agents.ppo.processes import ProcessCollectors
 from agents.integrations.move_policy import MoveScoringPolicy
-from agents.integrations.selfplay import CentralCritic, Collector
+from agents.ppo.selfplay import CentralCritic, Collector
 
 PLAY = dict(bid_epsilon=0.2, opponents=["rule", "self"], opponent_share=0.5, snapshot_every=2)
 
@@ -95,9 +95,8 @@ def test_the_refresh_count_snapshots_self_opponents_each_time_it_passes_a_multip
     assert torch.equal(next(frozen.parameters()), next(policy.parameters()))  # 6: one step at a time
 
 
-def test_the_torchrl_learner_trains_through_collector_processes_and_counts_their_cpu(tmp_path):
-    pytest.importorskip("torchrl")
-    from agents.integrations.torchrl_modules import train
+def test_the_ppo_learner_trains_through_collector_processes_and_counts_their_cpu(tmp_path):
+    from agents.ppo.learner import train
 
     own = time.process_time()
     small = dict(num_envs=8, decisions_per_batch=128, minibatch=64, state_layers=(32,), head_layers=(16,),

@@ -41,7 +41,7 @@ from ddz_env.observation import OBS_CELLS
 
 from ..base import Decisions
 from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, hidden_hands
-from .move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
+from ..integrations.move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
 
 
 # ---------------------------------------------------------------------------------------------- segment functions
@@ -430,8 +430,17 @@ def ppo_loss(policy: MoveScoringPolicy, mb: Batch, s: PPOSettings, dist_fn=segme
     entropy_loss = -(coef * entropy).mean()
     total = policy_loss + s.vf_coef * value_loss + entropy_loss
     with torch.no_grad():
+        bids = mb.net == BIDDING_NET
+        log_ratio = logp - mb.logp
+        residual = torch.var(mb.ret - value) if n > 1 else torch.tensor(float("nan"))
         parts = {"policy": float(policy_loss), "value": float(value_loss), "entropy": float(entropy.mean()),
-                 "clipped": float(((ratio - 1).abs() > s.clip).float().mean())}
+                 "entropy_play": float(entropy[~bids].mean()) if (~bids).any() else float("nan"),
+                 "entropy_bid": float(entropy[bids].mean()) if bids.any() else float("nan"),
+                 # (Schulman's low-variance estimator of KL(old || new): (r - 1) - log r, never negative)
+                 "approx_kl": float(((ratio - 1) - log_ratio).mean()),
+                 "clipped": float(((ratio - 1).abs() > s.clip).float().mean()),
+                 "explained_variance": float(1 - residual / torch.var(mb.ret)) if n > 1 and torch.var(mb.ret) > 0
+                 else float("nan")}
     return total, parts
 
 

@@ -10,7 +10,7 @@ import torch
 
 from agents.dmc.model import BIDDING_NET
 from agents.integrations.move_policy import MoveScoringPolicy
-from agents.integrations.selfplay import (Collector, PPOSettings, gae, hand_targets, ppo_loss, segment_argmax,
+from agents.ppo.selfplay import (Collector, PPOSettings, gae, hand_targets, ppo_loss, segment_argmax,
                                           segment_dist, segment_entropy, segment_log_softmax, segment_sample)
 
 
@@ -142,7 +142,7 @@ def test_a_central_critic_sees_the_other_hands_and_the_actor_does_not():
     """With a central critic the collector's values are the critic's, computed from the planes and the two
     other seats' true hands (stored per decision for the update); the policy's inputs stay the planes."""
     from agents.dmc.model import hidden_hands
-    from agents.integrations.selfplay import CentralCritic
+    from agents.ppo.selfplay import CentralCritic
 
     torch.manual_seed(0)
     critic = CentralCritic((16,))
@@ -160,16 +160,15 @@ def test_a_central_critic_sees_the_other_hands_and_the_actor_does_not():
     assert all(p.grad is not None for p in critic.parameters())  # the critic learns from the value loss
 
 
-def test_the_torchrl_learner_trains_with_a_central_critic_and_exports_only_the_policy(tmp_path):
-    pytest.importorskip("torchrl")
+def test_the_ppo_learner_trains_with_a_central_critic_and_exports_only_the_policy(tmp_path):
     import agents
-    from agents.integrations.torchrl_modules import train
+    from agents.ppo.learner import train
 
     out = train(float("inf"), tmp_path / "run", decisions=256, progress=False, num_envs=8, decisions_per_batch=128,
                 minibatch=64,
                 state_layers=(32,), head_layers=(16,), central_critic=True, critic_layers=(16,),
                 opponents=["rule"], progress_seconds=1e9)
     assert out["steps"] >= 128
-    state = torch.load(tmp_path / "run" / "torchrl_state.pt", weights_only=True)
+    state = torch.load(tmp_path / "run" / "ppo_state.pt", weights_only=True)
     assert "critic" in state
     assert type(agents.load(str(tmp_path / "run" / "policy.pt"))).__name__ == "MoveScoringAgent"
