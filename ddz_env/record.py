@@ -150,11 +150,13 @@ def _played(record: dict) -> Iterator[Game]:
         yield game
 
 
-def positions(record: dict) -> Iterator[Game]:
-    """The game before any action, then after each action (copies; each action checked legal)."""
+def positions(record: dict, copy: bool = True) -> Iterator[Game]:
+    """The game before any action, then after each action (copies; each action checked legal).
+    ``copy=False``: one game, stepped in place, each position good until the next is asked for (a reader
+    that only looks at each, such as a spectator's views, saves a deep copy per action)."""
     _check(record)
     for game in _played(record):
-        yield game.copy()
+        yield game.copy() if copy else game
 
 
 def replay(record: dict, check_result: bool = True) -> Game:

@@ -33,6 +33,21 @@ def server(tmp_path_factory):
     s.stop()
 
 
+def _watched(server, body):
+    """A watched hand as the page gets it: ``POST /api/watch`` (202, its id at once: the server plays the hand
+    off the request path), then ``GET /api/watch/{id}`` until the hand is over; (status, the last answer)."""
+    status, r = server.call("POST", "/api/watch", body)
+    if status != 202:
+        return status, r
+    assert r == {"id": r["id"], "done": False, "moves": 0}, r
+    while True:
+        status, r = server.call("GET", f"/api/watch/{r['id']}")
+        if status != 200 or r["done"]:
+            return status, r
+        assert set(r) == {"id", "done", "moves"}, r
+        time.sleep(0.01)
+
+
 def _check_secret(view, seat):
     assert set(view) == VIEW_KEYS  # nothing else travels
     assert view["seat"] == seat
@@ -121,15 +136,15 @@ def test_rules_field_plays_those_rules_and_refuses_unknown_ones(server):
     assert status == 400 and "unknown preset 'houserules'" in r["error"], r
     status, r = server.call("POST", "/api/watch", {"players": ["rule"] * 3, "rules": "bidding=maybe"})
     assert status == 400 and "bad field" in r["error"], r
-    status, r = server.call("POST", "/api/watch", {"players": ["rule"] * 3, "seed": 1, "rules": "douzero"})
+    status, r = _watched(server, {"players": ["rule"] * 3, "seed": 1, "rules": "douzero"})
     rec = r["record"]
     assert status == 200 and rec["deal"]["rules"] == "douzero" and rec["deal"]["landlord"] is not None, r
     assert rec["actions"] and all(a["phase"] == "PLAY" for a in rec["actions"])  # no bidding, no doubling
 
 
 def test_watch_replay_and_saved_records(server):
-    status, r = server.call("POST", "/api/watch", {"players": ["rule", "random", "rule"], "seed": 2, "deal": 5})
-    assert status == 200
+    status, r = _watched(server, {"players": ["rule", "random", "rule"], "seed": 2, "deal": 5})
+    assert status == 200 and r["done"] and r["moves"] == len(r["record"]["actions"]), r
     rec, pos = r["record"], r["positions"]
     assert len(pos) == len(rec["actions"]) + 1
     assert pos[-1]["result"] == rec["result"] and pos[-1]["over"] and not pos[0]["over"]
@@ -217,7 +232,8 @@ def test_every_bad_request_is_a_json_4xx_that_shows_no_server_path(hostile):
         ("POST", "/api/replay", None, deep, 400, "nested too deeply"),
         ("POST", "/api/replay", None, b"\xff\xfe", 400, "not UTF-8"),
         ("POST", "/api/replay", None, b" " * (2 << 20), 413, "over the limit"),
-        ("POST", "/api/games", None, deep, 400, "error"),
+        ("POST", "/api/games", None, deep, 413, "request body: 200,000 bytes, over the limit of 65,536"),
+        ("POST", "/api/games", None, deep[:30_000] + deep[-30_000:], 400, "error"),
         ("GET", "/api/replays/a%00b.json", None, None, 400, "bad record name"),
         ("GET", "/api/replays/missing.json", None, None, 404, "no record 'missing.json'"),
         ("GET", "/api/nowhere", None, None, 404, "Not Found"),
@@ -488,7 +504,7 @@ def test_the_operators_agents_are_seated_by_their_names_only_and_play(tmp_path):
             view = r["view"]
         record = s.call("GET", f"/api/games/{gid}/record")[1]
         assert {a["seat"] for a in record["actions"]} == {0, 1, 2} and record["players"] == ["you", "lib", "mine"]
-        status, r = s.call("POST", "/api/watch", {"players": ["look", "lib", "mine"], "seed": 1})
+        status, r = _watched(s, {"players": ["look", "lib", "mine"], "seed": 1})
         assert status == 200 and r["record"]["players"] == ["look", "lib", "mine"], r
         for kind in ("movescore", "dmc"):  # the kinds a checkpoint names are no agent of the page
             status, r = s.call("POST", "/api/games", {"vs": ["rule", kind]})

@@ -11,6 +11,7 @@ in :mod:`agents.play.web.server`; what each call refuses is one of
 :class:`NotFound`       no such game or record
 :class:`Conflict`       not now: a stale action, a move after the hand is over, a record before it is
 :class:`TooLarge`       a record over :data:`MAX_RECORD_BYTES`
+:class:`Busy`           not now, too much at once: :data:`MAX_WATCHES_WAITING` watched hands already wait
 :class:`AgentFailure`   an agent of the server's could not be loaded or failed at the table
 ======================  =================================================================================
 
@@ -21,16 +22,29 @@ A move is checked and applied once: :meth:`Match.play <agents.play.match.Match.p
 ``Game.step`` judge it (the refusal in words is worked out only for a move refused), each view's stake
 is computed once (:func:`ddz_env.view.seat_view`), the agents' phase and role come from the game, and
 the answer's view is the last step's, not a second one.
+
+**Watched hands** are played off the request path: :meth:`Tables.start_watch` checks the request, queues
+the hand and answers at once with its id; one worker thread plays the queued hands one after another,
+outside the games' lock, with agents of its own (loaded from the same specs, never the games' objects,
+which are used under that lock: an agent may keep per-hand state), handing the GIL over between moves;
+it writes the finished hand's answer (the record and its spectator positions) as JSON once, and
+:meth:`Tables.watched` serves those bytes as they are. A hand of ``rule`` agents takes the worker tens of
+milliseconds; the requests served meanwhile wait for no lock of it.
 """
 from __future__ import annotations
 
+import errno
 import itertools
+import json
 import logging
 import os
+import queue
+import secrets
 import stat
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -46,6 +60,8 @@ from ..match import Match, seat_view
 MAX_GAMES = 256  # games kept in memory; the oldest is dropped first
 #: a hand record's size limit (one is 2-4 KB; evaluate.py --save-replays writes them with indent 1)
 MAX_RECORD_BYTES = 1 << 20
+MAX_WATCHES = 64  # watched hands kept (their answers, 0.1-0.3 MB each), the oldest finished dropped first
+MAX_WATCHES_WAITING = 16  # watched hands queued or being played at once; one more is refused (Busy)
 log = logging.getLogger("agents.play.web")
 
 
@@ -76,6 +92,10 @@ class Conflict(TableError):
 
 class TooLarge(TableError):
     """A hand record over :data:`MAX_RECORD_BYTES`."""
+
+
+class Busy(TableError):
+    """Not now: too much asked at once (:data:`MAX_WATCHES_WAITING` watched hands wait to be played)."""
 
 
 class AgentFailure(TableError):
@@ -133,7 +153,7 @@ def spectate(record: dict) -> dict:
     """A hand record's positions as a spectator sees them: ``{"record", "positions"}``; :class:`BadRequest`
     for a record whose actions do not replay."""
     try:
-        views = [seat_view(g, None, record.get("players") or None) for g in positions(record)]
+        views = [seat_view(g, None, record.get("players") or None) for g in positions(record, copy=False)]
     except RecordError as e:
         raise BadRequest(f"bad hand record: {e}") from None
     return {"record": record, "positions": views}
@@ -191,6 +211,70 @@ def read_record(folder: Path, name: str, flag: str) -> dict:
     return spectate(parsed(data))
 
 
+#: errors of ``os.link`` that say the file system makes no hard links (then a name is claimed by creating it)
+NO_LINKS = {getattr(errno, n) for n in ("EPERM", "EOPNOTSUPP", "ENOTSUP", "ENOSYS", "EXDEV", "EMLINK", "EACCES")
+            if hasattr(errno, n)}
+
+
+def keep_new(folder: Path, stem: str, record: dict) -> str:
+    """Save ``record`` in ``folder`` under the first free name of ``stem.json``, ``stem-2.json``, ...; the name.
+
+    The name is claimed so that no other writer, in this process or another (two servers on one
+    ``--save-dir``), can hold it too: the record is written whole into a hidden temporary file, then linked
+    to the name, which fails if the name exists (``os.link`` never replaces), and the next name is tried.
+    On a file system without hard links the name is created with ``O_EXCL`` (the same guarantee) and the
+    whole record then replaces that empty file. ``OSError`` if the folder cannot be written."""
+    tmp = folder / f".{stem}.{secrets.token_hex(6)}.tmp"  # (hidden: no listing shows it)
+    save_record(record, tmp)  # checked, and written whole or not at all
+    try:
+        linked = True
+        for k in itertools.count(1):
+            name = f"{stem}.json" if k == 1 else f"{stem}-{k}.json"
+            if linked:
+                try:
+                    os.link(tmp, folder / name)
+                    return name
+                except FileExistsError:
+                    continue
+                except OSError as e:
+                    if e.errno not in NO_LINKS:
+                        raise
+                    linked = False
+            try:  # no hard links: claim the name by creating it, then put the record in its place
+                os.close(os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except FileExistsError:
+                continue
+            os.replace(tmp, folder / name)
+            return name
+        raise AssertionError("unreachable")  # pragma: no cover
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+
+
+@dataclass
+class Watched:
+    """A hand agents play for the page to watch: what was asked, then how far it went and its answer."""
+
+    players: list
+    seed: int
+    deal: int
+    rules: Rules
+    moves: int = 0  # actions taken so far
+    answer: bytes | None = None  # the finished hand's answer, as JSON
+    error: TableError | None = None  # why it could not be played
+
+    @property
+    def finished(self) -> bool:
+        return self.answer is not None or self.error is not None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
 class Tables:
     """The games played on the page (the newest :data:`MAX_GAMES`), the agents they seat, the hands kept in
     ``save_dir`` and the records of ``replay_dir``.
@@ -198,7 +282,8 @@ class Tables:
     ``agents``: more names the page may seat, ``{name: agents.load spec}`` (the operator's ``--agent
     NAME=SPEC``), loaded now; ``save_dir``: the folder that keeps each hand played, once it is over
     (``None``: none kept). ``ValueError`` for a bad name or spec, or a folder that cannot be written. Safe to
-    call from several threads: the games are changed under one lock.
+    call from several threads: the games are changed under one lock; watched hands are played by a worker
+    thread of their own (started at the first one; :meth:`close` ends it), under no lock of the games'.
     """
 
     def __init__(self, replay_dir: str | os.PathLike | None = None, agents: dict[str, str] | None = None,
@@ -217,6 +302,12 @@ class Tables:
         self.cache: dict[str, Any] = {}  # loaded agents by name ("random" is never kept: one per game)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self.watches: OrderedDict[str, Watched] = OrderedDict()  # watched hands by id, oldest first
+        self._watch_agents: dict[str, Any] = {}  # the watcher's own agents (never the games')
+        self._watch_lock = threading.Lock()  # the watches' (never held while a hand is played)
+        self._watch_ids = itertools.count(1)
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._watcher: threading.Thread | None = None
         for name, spec in self.extra.items():  # the operator's agents load now: a bad folder fails at start-up
             try:
                 self.cache[name] = load(spec)
@@ -228,24 +319,32 @@ class Tables:
         """The agent names a game can seat: the registered ones, then the operator's."""
         return registered() + sorted(self.extra)
 
-    def agent(self, name: str) -> Any:
-        """The agent named ``name`` (loaded once; ``random`` fresh each time: it keeps per-stream state)."""
+    def _known(self, name: str) -> str:
+        """``name`` if the page may seat it; :class:`BadRequest` (one text, whatever the name) otherwise."""
         # a registered name or nothing: anything else would reach load(), which opens files by path
         # (a client's "..", "notes" or "/etc/x" is a file of the server's, and its errors tell folders apart)
         names = self.names()
         if not isinstance(name, str) or name not in names:
             raise BadRequest(f"unknown agent {short(name)}: the page seats the registered agents only "
                              f"({', '.join(names)})")
+        return name
+
+    def _load(self, name: str, cache: dict[str, Any]) -> Any:
+        """Agent ``name`` of ``cache`` (loaded once; ``random`` fresh each time: it keeps per-stream state)."""
         if name == "random":  # per-stream state: a fresh one per game
             return load(name)
-        if name not in self.cache:
+        if name not in cache:
             try:
-                self.cache[name] = load(self.extra.get(name, name))
+                cache[name] = load(self.extra.get(name, name))
             except Exception as e:  # noqa: BLE001 - the server's own setup (no torch, a missing file): logged
                 log.error("agent %r cannot be loaded: %s: %s", name, type(e).__name__, e)
                 raise AgentFailure(f"agent {name!r} cannot be played on this server ({type(e).__name__}; the "
                                    f"server's log has the details)") from None
-        return self.cache[name]
+        return cache[name]
+
+    def agent(self, name: str) -> Any:
+        """The agent named ``name`` (loaded once; ``random`` fresh each time: it keeps per-stream state)."""
+        return self._load(self._known(name), self.cache)
 
     # ------------------------------------------------------------------ games
     def _game(self, gid: str) -> Match:
@@ -262,16 +361,11 @@ class Tables:
         if gid not in self.kept:
             seat = m.people[0]
             stem = f"web-{time.strftime('%Y%m%d-%H%M%S')}-seed{m.seed}-deal{m.index}-seat{seat}"
-            name = f"{stem}.json"
-            for k in itertools.count(2):
-                if not (keep / name).exists():
-                    break
-                name = f"{stem}-{k}.json"
-            try:
-                save_record(m.record({"human_seat": seat}), keep / name)
+            try:  # a name no other server on this folder holds (keep_new claims it)
+                name = keep_new(keep, stem, m.record({"human_seat": seat}))
                 self.kept[gid] = {"name": name, "dir": keep.name or "."}
             except OSError as e:  # the path is logged, the client gets the reason only
-                log.error("cannot keep the hand of game %s in %s: %s", gid, keep / name, e)
+                log.error("cannot keep the hand of game %s in %s: %s", gid, keep / f"{stem}.json", e)
                 self.kept[gid] = {"error": f"the hand could not be kept on the server ({write_failure(e)}); "
                                            f"download it"}
         return self.kept[gid]
@@ -363,7 +457,8 @@ class Tables:
         return spectate(rec)
 
     def watch(self, players: Sequence[str], seed: int = 0, deal: int = 0, rules: str = "rulebook") -> dict:
-        """Agents ``players`` play deal ``deal`` of ``seed`` to its end; its positions (spectator views)."""
+        """Agents ``players`` play deal ``deal`` of ``seed`` to its end, now, in the caller, with the games'
+        agents and under their lock; its positions (spectator views). The server uses :meth:`start_watch`."""
         table_rules = _rules(rules)
         ags = [self.agent(p) for p in players]
         with self._lock:
@@ -373,6 +468,86 @@ class Tables:
             except RuntimeError as e:
                 raise AgentFailure(str(e)) from None
         return spectate(m.record())
+
+    # ------------------------------------------------------------------ watched hands, off the request path
+    def start_watch(self, players: Sequence[str], seed: int = 0, deal: int = 0, rules: str = "rulebook") -> dict:
+        """Queue a hand for agents ``players`` to play, deal ``deal`` of ``seed``; at once ``{"id", "done":
+        False, "moves": 0}`` (:meth:`watched` tells the rest). The names and rules are checked now
+        (:class:`BadRequest`); :class:`Busy` while :data:`MAX_WATCHES_WAITING` hands wait already."""
+        table_rules = _rules(rules)
+        players = [self._known(p) for p in players]
+        if len(players) != 3:
+            raise BadRequest(f"players names the 3 seats' agents, got {len(players)}")
+        with self._watch_lock:
+            waiting = sum(not w.finished for w in self.watches.values())
+            if waiting >= MAX_WATCHES_WAITING:
+                raise Busy(f"{waiting} watched hands are waiting to be played already: try again in a moment")
+            wid = f"w{next(self._watch_ids)}"
+            self.watches[wid] = Watched(players, seed, deal, table_rules)
+            done = [k for k, w in self.watches.items() if w.finished]  # the oldest finished ones go first
+            for k in done[:max(0, len(self.watches) - MAX_WATCHES)]:
+                del self.watches[k]
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._watch_loop, name="ddz-watch", daemon=True)
+                self._watcher.start()
+            self._jobs.put(wid)
+        return {"id": wid, "done": False, "moves": 0}
+
+    def watched(self, wid: str) -> dict | bytes:
+        """Watched hand ``wid``: ``{"id", "done": False, "moves"}`` while it is played; once over, its answer
+        ``{"id", "done": True, "moves", "record", "positions"}`` as the JSON bytes made once (a spectator's
+        views: :func:`spectate`'s). :class:`NotFound` for no such hand; why it failed (:class:`AgentFailure`)."""
+        with self._watch_lock:
+            w = self.watches.get(wid) if isinstance(wid, str) else None
+        if w is None:
+            raise NotFound(f"no watched hand {short(wid)} (they are kept in memory, the newest {MAX_WATCHES})")
+        if w.error is not None:
+            raise type(w.error)(str(w.error))
+        if w.answer is not None:
+            return w.answer
+        return {"id": wid, "done": False, "moves": w.moves}
+
+    def close(self) -> None:
+        """End the watcher thread once the hand it plays is over (the hands still queued are not played)."""
+        with self._watch_lock:
+            if self._watcher is not None:
+                self._jobs.put(None)
+                self._watcher = None
+
+    def _watch_loop(self) -> None:
+        while True:
+            wid = self._jobs.get()
+            if wid is None:
+                return
+            with self._watch_lock:
+                w = self.watches.get(wid)
+            if w is None:
+                continue
+            try:
+                w.answer = self._play_watched(wid, w)
+            except TableError as e:
+                w.error = e
+            except Exception as e:  # noqa: BLE001 - a bug: logged, the page gets a 500 without details
+                log.error("watched hand %s failed", wid, exc_info=e)
+                w.error = AgentFailure("the watched hand failed on the server (the server's log has the details)")
+
+    def _play_watched(self, wid: str, w: Watched) -> bytes:
+        """Play ``w`` (in the watcher thread, under no lock of the games'); its answer as JSON bytes. The GIL is
+        handed over after each move and each view (``time.sleep(0)``): the requests in flight meanwhile wait
+        for a move of the hand, not for the hand."""
+        ags = [self._load(p, self._watch_agents) for p in w.players]
+        m = Match.deal(ags, w.players, seed=w.seed, index=w.deal, rules=w.rules)
+        views = [_dumps(m.view(None))]
+        while not m.game.is_over:
+            try:
+                m.step_agent()
+            except RuntimeError as e:
+                raise AgentFailure(str(e)) from None
+            w.moves += 1
+            time.sleep(0)
+            views.append(_dumps(m.view(None)))
+        head = _dumps({"id": wid, "done": True, "moves": w.moves, "record": m.record()})
+        return f'{head[:-1]},"positions":[{",".join(views)}]}}'.encode()
 
     # ------------------------------------------------------------------ records
     def replay_list(self) -> dict:
@@ -394,5 +569,6 @@ class Tables:
         return read_record(self.keep, name, "--save-dir")
 
 
-__all__ = ["Tables", "TableError", "BadRequest", "MoveRefused", "NotFound", "Conflict", "TooLarge", "AgentFailure",
-           "spectate", "parsed", "MAX_GAMES", "MAX_RECORD_BYTES"]
+__all__ = ["Tables", "TableError", "BadRequest", "MoveRefused", "NotFound", "Conflict", "TooLarge", "Busy",
+           "AgentFailure", "Watched", "spectate", "parsed", "keep_new", "MAX_GAMES", "MAX_RECORD_BYTES", "MAX_WATCHES",
+           "MAX_WATCHES_WAITING"]

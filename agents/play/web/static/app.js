@@ -537,9 +537,20 @@ function auto() {
   drawReplay();
 }
 
+// the server plays a watched hand off the request path: its id at once, then the hand read until it is over
 async function watch() {
   const body = { players: [0, 1, 2].map((s) => $(`watch-${s}`).value), seed: +$("watch-seed").value, deal: +$("watch-deal").value };
-  try { openReplay(await api("POST", "/api/watch", body)); auto(); } catch (e) { message(e.message); }
+  const mine = ++ticket; // a hand or replay opened meanwhile wins: this one is then not shown
+  try {
+    let r = await api("POST", "/api/watch", body);
+    while (!r.done) {
+      if (mine !== ticket) return;
+      message(`The agents are playing the hand (${plural(r.moves, "move")} so far)…`);
+      await new Promise((ok) => setTimeout(ok, 150));
+      r = await api("GET", `/api/watch/${encodeURIComponent(r.id)}`);
+    }
+    if (mine === ticket) { openReplay(r); auto(); }
+  } catch (e) { if (mine === ticket) message(e.message); }
 }
 
 async function replayThisHand() {
