@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -30,13 +31,66 @@ def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     return r["mean"], r["ci95"][0], r["ci95"][1]
 
 
+#: the largest evaluation file read (an ``evaluate.py --out`` JSON is a few KB: 2,000 deals' scores, ~40 KB)
+MAX_EVALUATION_BYTES = 16 << 20
+
+
+def _finite(x: int | float) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # (an integer of hundreds of digits: JSON allows it, a float does not hold it)
+        return False
+
+
+def check_result(res, what: str) -> None:
+    """``ValueError`` in one line when ``res`` is not an ``evaluate.py --out`` result: an object with its
+    ``config`` object and ``per_deal_score_a``, a non-empty list of finite numbers, one per deal."""
+    if not isinstance(res, dict) or not isinstance(res.get("config"), dict):
+        raise ValueError(f"{what} is not an evaluate.py --out result (an object with its \"config\")")
+    scores = res.get("per_deal_score_a")
+    if not isinstance(scores, list) or not scores:
+        raise ValueError(f"{what} has no per-deal scores (\"per_deal_score_a\": a list of numbers, one per deal)")
+    for x in scores:
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not _finite(x):
+            shown = repr(x) if len(repr(x)) <= 40 else repr(x)[:37] + "..."
+            raise ValueError(f"{what}: \"per_deal_score_a\" holds {shown}, not a finite number")
+    deals = res["config"].get("deals")
+    if deals is not None and deals != len(scores):
+        raise ValueError(f"{what}: {len(scores)} per-deal scores for {deals!r} deals")
+
+
+def read_result(path: str) -> dict:
+    """The ``evaluate.py --out`` result in ``path``: a regular file of at most :data:`MAX_EVALUATION_BYTES`
+    (checked before it is opened: a FIFO would block, a device stream for ever), JSON, of that form;
+    ``FileNotFoundError`` / ``ValueError`` in one line otherwise."""
+    from ddz_env.files import input_file
+
+    input_file(path, "evaluation", MAX_EVALUATION_BYTES)
+    try:
+        with open(path, encoding="utf-8") as f:
+            res = json.load(f)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"evaluation {path!r} is not JSON (not UTF-8 text: {e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"evaluation {path!r} is not JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"evaluation {path!r} is not an evaluate.py --out result (nested too deep)") from None
+    check_result(res, f"evaluation {path!r}")
+    return res
+
+
 def paired(a: dict, b: dict) -> dict:
-    """``b - a`` per deal; ``ValueError`` when the two did not play the same deals against the same opponent."""
-    ca, cb = a.get("config", {}), b.get("config", {})
+    """``b - a`` per deal; ``ValueError`` when either is not an ``evaluate.py --out`` result
+    (:func:`check_result`) or the two did not play the same deals against the same opponent."""
+    check_result(a, "the first evaluation")
+    check_result(b, "the second evaluation")
+    ca, cb = a["config"], b["config"]
     for key in ("deals", "seed", "mode", "b", "rules"):
         if ca.get(key) != cb.get(key):
             raise ValueError(f"the two evaluations differ in {key}: {ca.get(key)!r} and {cb.get(key)!r}")
     xa, xb = np.asarray(a["per_deal_score_a"], float), np.asarray(b["per_deal_score_a"], float)
+    if len(xa) != len(xb):
+        raise ValueError(f"the two evaluations have {len(xa)} and {len(xb)} per-deal scores: not the same deals")
     d = xb - xa
     return {"a": ca.get("a"), "b": cb.get("a"), "opponent": ca.get("b"), "deals": len(d), "seed": ca.get("seed"),
             "mean_a": mean_ci(xa), "mean_b": mean_ci(xb), "difference": mean_ci(d)}
@@ -48,10 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("b", help="evaluate.py --out JSON of the second (the difference is b - a)")
     args = p.parse_args(argv)
     try:
-        with open(args.a) as fa, open(args.b) as fb:
-            r = paired(json.load(fa), json.load(fb))
-    except (OSError, ValueError, KeyError) as e:
-        print(f"paired.py: error: {e}", file=sys.stderr)
+        r = paired(read_result(args.a), read_result(args.b))
+    except (OSError, ValueError) as e:
+        print(f"paired.py: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
         return 2
 
     def fmt(m: tuple[float, float, float]) -> str:

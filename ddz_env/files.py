@@ -63,7 +63,11 @@ def input_file(path: str | os.PathLike, what: str = "file", max_bytes: int | Non
                 else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
                 or stat.S_ISBLK(st.st_mode) else "not a regular file")
         raise ValueError(f"{what} {p!r} is {kind}, not a regular file: refused")
-    limit = max_load_bytes() if max_bytes is None else max_bytes
+    if max_bytes is not None:  # (a limit of the caller's own: DDZ_MAX_LOAD_BYTES does not move it)
+        if st.st_size > max_bytes:
+            raise ValueError(f"{what} {p!r} is {st.st_size:,} bytes, more than the {max_bytes:,} it may be")
+        return p
+    limit = max_load_bytes()
     if st.st_size > limit:
         raise ValueError(f"{what} {p!r} is {st.st_size:,} bytes, more than the {limit:,} an agent file may be "
                          f"(set DDZ_MAX_LOAD_BYTES to allow more)")

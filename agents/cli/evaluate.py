@@ -41,6 +41,7 @@ with needs_installed("python -m agents.cli.evaluate", "agents.cli.evaluate", act
     from agents.evaluation.metrics import pct as _pct
     from agents.evaluation.metrics import table_rows
     from agents.evaluation.protocols import MODES, ReplayWriteError, evaluate
+    from agents.runs.stop import StopSignals, Terminated, exit_status
 
 
 def format_table(res: dict) -> str:
@@ -107,9 +108,10 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
         p.error(f"--rules: {e}")
     t0 = time.perf_counter()
     try:
-        res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
-                       rules=a.rules, progress=not a.no_progress and sys.stderr.isatty(),
-                       replay_dir=a.save_replays)
+        with StopSignals():  # SIGTERM as Ctrl-C: the workers are ended, one line, exit 143 (130 after Ctrl-C)
+            res = evaluate(a.a, a.b, deals=a.deals, seed=a.seed, mode=a.mode, workers=a.workers,
+                           rules=a.rules, progress=not a.no_progress and sys.stderr.isatty(),
+                           replay_dir=a.save_replays)
     except AgentError as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         partial = getattr(e, "partial", None)
@@ -133,10 +135,11 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     except RuntimeError as e:  # a worker process died
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (Terminated)
         kept = (f"; the hand records already in {a.save_replays} are complete, each one" if a.save_replays else "")
-        print(f"\n{p.prog}: interrupted: no figures{kept}", file=sys.stderr)
-        return 130
+        what = "stopped by SIGTERM" if isinstance(e, Terminated) else "interrupted"
+        print(f"\n{p.prog}: {what}: no figures{kept}", file=sys.stderr)
+        return exit_status(e)
     else:
         replay_error = None
     dt = time.perf_counter() - t0

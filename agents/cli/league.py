@@ -18,6 +18,7 @@ from ddz_env.rules import Rules
 
 from agents._entry import command_line
 from agents.evaluation.league import LeagueResult, LeagueStopped, play_league, save_heatmap
+from agents.runs.stop import EXIT_INTERRUPTED, EXIT_TERMINATED, StopSignals, Terminated, exit_status
 
 
 def heatmap_path(out: str) -> str:
@@ -88,9 +89,10 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
     t0 = time.perf_counter()
     command = command_line(p.prog, sys.argv[1:] if argv is None else argv)
     try:
-        res = play_league(a.league, deals=a.deals, seed=a.seed, workers=a.workers, rules=a.rules,
-                          progress=not a.no_progress and sys.stderr.isatty(),
-                          announce=lambda line: print(line, flush=True))
+        with StopSignals():  # SIGTERM as Ctrl-C: the finished pairs kept, the workers ended, exit 143 (130 after Ctrl-C)
+            res = play_league(a.league, deals=a.deals, seed=a.seed, workers=a.workers, rules=a.rules,
+                              progress=not a.no_progress and sys.stderr.isatty(),
+                              announce=lambda line: print(line, flush=True))
     except LeagueStopped as e:  # what was played is kept: the finished pairs, marked partial, never a heatmap
         kept = ""
         if a.out:
@@ -103,9 +105,13 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
             except OSError as w:
                 kept = f"; the finished pairs could not be written to {a.out}: {write_failure(w)}"
         print(f"{p.prog}: {e.reason}{kept}", file=sys.stderr)
-        return 130 if e.interrupted else 1
+        return EXIT_TERMINATED if e.terminated else EXIT_INTERRUPTED if e.interrupted else 1
     except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
         return _fail(p.prog, str(e))
+    except KeyboardInterrupt as e:  # before the first pair (the agents loading): nothing was played
+        what = "stopped by SIGTERM" if isinstance(e, Terminated) else "interrupted"
+        print(f"\n{p.prog}: {what} before the first pair: no figures", file=sys.stderr)
+        return exit_status(e)
     dt = time.perf_counter() - t0
     print(format_league(res))
     hands = len(res.pairs) * res.deals * 6

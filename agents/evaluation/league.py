@@ -54,7 +54,8 @@ from ddz_env.rules import Rules
 
 from .arena import DEFAULT_TABLES
 from .arena import AgentError
-from .protocols import DUPLICATE_SEATINGS, resolve_agent, run_records
+from ..runs.stop import Terminated
+from .protocols import DUPLICATE_SEATINGS, check_sendable, resolve_agent, run_records
 from .stats import summarize, t95
 
 AgentSpec = Any  # a registered name, a checkpoint path, a run folder, RUN@N, or an agent object
@@ -279,14 +280,15 @@ class LeagueStopped(Exception):
     """A league that stopped before its last pair (Ctrl-C, a dead worker process, an agent that failed):
     ``labels``, ``pairs`` (the pairs finished, in play order) and ``per_deal`` (their rows) are what was
     played; :meth:`to_json` gives them, marked partial, with each finished pair's score and interval (no
-    ratings: they need every pair). ``reason`` says why, in one line; ``interrupted``: a Ctrl-C."""
+    ratings: they need every pair). ``reason`` says why, in one line; ``interrupted``: a Ctrl-C or a
+    ``SIGTERM``, ``terminated``: the latter."""
 
     def __init__(self, reason: str, labels: Sequence[str], pairs: Sequence[tuple[int, int]], per_deal: np.ndarray,
-                 total_pairs: int, seed: int, rules: str, interrupted: bool = False):
+                 total_pairs: int, seed: int, rules: str, interrupted: bool = False, terminated: bool = False):
         super().__init__(reason)
         self.reason, self.labels, self.pairs = reason, tuple(labels), tuple(pairs)
         self.per_deal, self.total_pairs, self.seed, self.rules = per_deal, total_pairs, seed, rules
-        self.interrupted = interrupted
+        self.interrupted, self.terminated = interrupted or terminated, terminated
 
     def to_json(self) -> dict:
         k = self.per_deal.shape[1] if self.per_deal.ndim == 2 else 0
@@ -351,6 +353,8 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
     labels, specs = expand_specs(specs)
     agents = [resolve_agent(s) for s in specs]  # fail fast; one worker plays (copies of) these objects
     seat = agents if workers == 1 else specs  # several workers load the specs themselves
+    if workers > 1:  # an object the workers cannot be sent fails here, not in the pair it first plays
+        check_sendable(specs, workers)
     pairs = pairs_of(len(labels))
     per_seating = len(DUPLICATE_SEATINGS)
     if announce is not None:
@@ -374,11 +378,11 @@ def play_league(specs: Sequence[AgentSpec], deals: int = 200, seed: int = 0, wor
             per_deal[p] = summarize(records, DUPLICATE_SEATINGS)["per_deal_score_a"]
     except (KeyboardInterrupt, RuntimeError, AgentError) as e:  # keep every pair that finished
         i, j = pairs[p]
-        why = ("interrupted (Ctrl-C)" if isinstance(e, KeyboardInterrupt)
-               else f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        why = ("stopped by SIGTERM" if isinstance(e, Terminated) else "interrupted (Ctrl-C)"
+               if isinstance(e, KeyboardInterrupt) else f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         raise LeagueStopped(f"the league stopped in pair {p + 1} of {len(pairs)} ({labels[i]} vs {labels[j]}): {why}",
                             labels, pairs[:p], per_deal[:p], len(pairs), seed, rules.name,
-                            isinstance(e, KeyboardInterrupt)) from e
+                            isinstance(e, KeyboardInterrupt), isinstance(e, Terminated)) from e
     finally:
         if bar is not None:
             bar.close()

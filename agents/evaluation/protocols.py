@@ -177,6 +177,56 @@ def _one_thread() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
+#: how often a worker looks whether the evaluation that started it is still there (seconds)
+PARENT_CHECK_S = 0.5
+#: Linux's prctl option: the signal this process gets when its parent ends
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_start(parent: int) -> None:
+    """Worker start (the pool's initializer): one math thread, and the worker ends with its evaluation."""
+    _one_thread()
+    end_with_parent(parent)
+
+
+def end_with_parent(parent: int, deathsig: bool = True, every: float = PARENT_CHECK_S) -> None:
+    """Make this process (an evaluation worker) end when the process ``parent`` that started it is gone.
+
+    A ``SIGKILL`` of the evaluation (a person's ``kill -9``, the out-of-memory killer) cannot be caught
+    there, so its workers cannot be told to stop: each waited for its next chunk for ever, holding its
+    agents' memory (364 MB a worker with ``pretrained``). So a worker watches for itself, two ways:
+
+    * on Linux (``deathsig``), ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker when the
+      thread that started it ends (the evaluation's: the pool lives within one call of it);
+    * everywhere, a daemon thread that looks every ``every`` seconds whether the worker's parent is still
+      ``parent`` (an orphan is adopted by another process: ``os.getppid()`` changes) and ends the process
+      if not, in a chunk or between chunks alike. (On Windows the parent id does not change, and only
+      the executor's own shutdown ends the workers.)
+
+    A parent gone before this runs is seen at once (the death signal would never come)."""
+    if deathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError, TypeError):  # (no libc prctl: the thread below still watches)
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent, every), name="ddz-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int, every: float) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)  # (nothing to save: the evaluation that wanted this worker's rows is gone)
+
+
 def _chunks(deals: int, workers: int) -> list[tuple[int, int]]:
     """Contiguous deal ranges: one for one worker (its tables refill as hands end), else ~4 per worker."""
     if workers == 1:
@@ -199,8 +249,9 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
     of a class defined in a program with no file: :func:`_no_workers_reason`) plays in this process
     instead, said in one line on standard error (the figures are the same: see the module's note).
 
-    Raises :class:`ReplayWriteError` after the play when a record could not be saved, and
-    ``RuntimeError`` when a worker process dies (killed, out of memory) instead of waiting for it."""
+    Raises ``TypeError`` before any worker starts for an agent object that cannot be pickled
+    (:func:`check_sendable`), :class:`ReplayWriteError` after the play when a record could not be saved,
+    and ``RuntimeError`` when a worker process dies (killed, out of memory) instead of waiting for it."""
     run = f"{os.getpid()}-{next(_RUNS)}"
     labels = (_label(a), _label(b)) if labels is None else (str(labels[0]), str(labels[1]))
     if replay_dir is not None:
@@ -213,6 +264,8 @@ def run_records(a: AgentSpec, b: AgentSpec, deals: int, seed: int = 0, mode: str
             _notice_once(f"evaluation: the deals are played in this process, not in {workers} worker processes: "
                          f"{reason}")
             workers = 1
+    if workers > 1:
+        check_sendable((a, b), workers)
     tasks = [(run, a, b, labels, seed, mode, rules, s, e, tables, replay_dir, replay_deals)
              for s, e in _chunks(deals, workers)]
     per_deal = 2 if mode == "fixed-landlord" else len(DUPLICATE_SEATINGS)
@@ -272,6 +325,31 @@ def _no_workers_reason(specs: Sequence[AgentSpec]) -> str | None:
     return None
 
 
+def check_sendable(specs: Sequence[AgentSpec], workers: int) -> None:
+    """``TypeError`` in one line naming the first agent of ``specs`` that cannot be sent to worker processes.
+
+    Each worker gets its agents pickled (a name or a path is loaded there; an object is sent as it is).
+    An object that cannot be pickled (a lambda or an open file among its attributes, a class defined
+    inside a function) failed in the executor's feeder thread after the pool had started, and the
+    evaluation then hung in some runs (2 of 6) instead of failing: so every spec is pickled here first,
+    before any worker starts, with the pickler the workers' queue uses. (Nothing is checked where the
+    deals would be played in this process anyway: :func:`_no_workers_reason`.)"""
+    from multiprocessing.reduction import ForkingPickler
+
+    if _no_workers_reason(specs) is not None:  # (run_records plays those in this process: nothing is sent)
+        return
+    for spec in specs:
+        if isinstance(spec, (str, os.PathLike)):
+            continue
+        try:
+            ForkingPickler.dumps(spec)
+        except Exception as e:  # (pickle raises PicklingError, TypeError, AttributeError, or what a __reduce__ raises)
+            why = str(e).splitlines()[0] if str(e) else ""
+            raise TypeError(f"agent {_label(spec)} cannot be sent to {workers} worker processes: it cannot be "
+                            f"pickled ({type(e).__name__}: {why}); play it with workers=1, or give a registered "
+                            f"name or a checkpoint path, which each worker loads itself") from None
+
+
 _NOTICES: set[str] = set()
 
 
@@ -288,26 +366,58 @@ def _play_in_workers(tasks: list[tuple], workers: int, per_deal: int, take: Call
 
     A ``ProcessPoolExecutor``, not a ``multiprocessing.Pool``: a Pool replaces a worker that was
     killed but never returns its task, so the caller waited forever; the executor fails the
-    run (``BrokenProcessPool``), said here as a ``RuntimeError``."""
+    run (``BrokenProcessPool``), said here as a ``RuntimeError``.
+
+    The workers end with the evaluation however it stops: after an error they finish their chunk and
+    leave; on Ctrl-C or ``SIGTERM`` (taken as Ctrl-C while the workers play: ``agents.runs.stop``, a
+    :class:`~agents.runs.stop.Terminated` raised) they are ended at once (:func:`_end_workers`); after a
+    ``SIGKILL`` of this process they end themselves (:func:`end_with_parent`)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_one_thread)
+    from ..runs.stop import StopSignals
+
+    pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_worker_start,
+                               initargs=(os.getpid(),))
     try:
-        futures = [pool.submit(_play_chunk, t) for t in tasks]
-        for t, fut in zip(tasks, futures):
-            try:
-                out = fut.result()
-            except BrokenProcessPool:
-                raise RuntimeError(f"an evaluation worker process died (killed, or out of memory?) while deals "
-                                   f"{t[7]}..{t[8] - 1} were played: the evaluation stops, no figures (run it "
-                                   f"again; with fewer workers if memory is short)") from None
-            take(out)
-            if on_progress:
-                on_progress((t[8] - t[7]) * per_deal)
+        with StopSignals():
+            futures = [pool.submit(_play_chunk, t) for t in tasks]
+            for t, fut in zip(tasks, futures):
+                try:
+                    out = fut.result()
+                except BrokenProcessPool:
+                    raise RuntimeError(f"an evaluation worker process died (killed, or out of memory?) while deals "
+                                       f"{t[7]}..{t[8] - 1} were played: the evaluation stops, no figures (run it "
+                                       f"again; with fewer workers if memory is short)") from None
+                take(out)
+                if on_progress:
+                    on_progress((t[8] - t[7]) * per_deal)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the workers stop now, not at the end of their chunks
+        _end_workers(pool)
+        raise
     finally:  # an error: the chunks not started are dropped, the running ones end with their chunk
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_workers(pool: Any, wait: float = 10.0) -> None:
+    """End ``pool``'s worker processes now: ``SIGTERM``, then ``SIGKILL`` for any still there after ``wait``
+    seconds (an agent that catches SIGTERM). What they were playing is dropped: the run is stopping."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        try:
+            p.terminate()
+        except (OSError, ValueError):  # (gone already, or closed)
+            pass
+    for p in processes:
+        try:
+            p.join(wait)
+            if p.exitcode is None:
+                p.kill()
+                p.join(wait)
+        except (OSError, ValueError):
+            pass
 
 
 def complete_deals(records: np.ndarray, per_deal: int) -> np.ndarray:
@@ -335,8 +445,9 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     there (``ddz_env.record``; slower: each saved hand is replayed on the scalar ``Game``).
     See ``agents/evaluation/stats.py`` for what each figure means.
 
-    Raises ``ValueError`` for a bad value or a ``replay_dir`` that cannot be written (before any
-    hand), :class:`~agents.evaluation.arena.AgentError` when an agent fails (``partial``: the figures of the
+    Raises ``ValueError`` for a bad value or a ``replay_dir`` that cannot be written and ``TypeError``
+    for an agent object that ``workers > 1`` cannot be sent to (one that cannot be pickled), before any
+    hand; :class:`~agents.evaluation.arena.AgentError` when an agent fails (``partial``: the figures of the
     deals finished), :class:`ReplayWriteError` when records could not be saved during the run
     (``result``: the complete figures) and ``RuntimeError`` when a worker process dies.
     """
@@ -393,4 +504,4 @@ def evaluate(a: AgentSpec, b: AgentSpec, deals: int = 2000, seed: int = 0, mode:
     return {"config": config, **summary(records)}
 
 
-__all__ = ["evaluate", "run_records", "resolve_agent", "ReplayWriter", "ReplayWriteError", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]
+__all__ = ["evaluate", "run_records", "resolve_agent", "check_sendable", "end_with_parent", "ReplayWriter", "ReplayWriteError", "jobs_for", "complete_deals", "DUPLICATE_SEATINGS", "MODES"]

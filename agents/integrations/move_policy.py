@@ -402,16 +402,73 @@ def save_policy(policy: MoveScoringPolicy, path: str | os.PathLike, *, library: 
                     model={k: v.detach().cpu() for k, v in policy.state_dict().items()}, info=dict(info))
 
 
+#: the largest magnitude a float16 holds (a weight beyond it would be inf in a halved file, which then does not load)
+FLOAT16_MAX = float(torch.finfo(torch.float16).max)
+
+
 def halve_policy_file(src: str | os.PathLike, dst: str | os.PathLike) -> None:
-    """Write the ``"movescore"`` file ``src`` again at ``dst`` with its float weights in float16: half the
-    bytes (an 8 MB policy in 4 MB, for files kept in git), everything else as it was. It loads as any
-    other (`load_policy` and ``agents.load`` copy the weights into float32 parameters); the rounding moves a
-    score by about 1e-3 of itself, so a choice between two near-equal moves can differ from ``src``'s:
-    evaluate the file that is kept."""
+    """Write the ``"movescore"`` file ``src`` again at ``dst`` with its weights in float16: half the bytes
+    of float32 weights (an 8 MB policy in 4 MB, for files kept in git), everything else as it was. It loads
+    as any other (`load_policy` and ``agents.load`` copy the weights into float32 parameters); the rounding
+    moves a score by about 1e-3 of itself, so a choice between two near-equal moves can differ from
+    ``src``'s: evaluate the file that is kept.
+
+    Checked before anything is written (``ValueError`` naming the file and the weight):
+
+    * ``src`` loads (`policy_from_checkpoint`): its weights are real floating point (complex, integer or
+      bool weights are refused: the parameters are float32 and a complex value would lose its imaginary
+      part unsaid) and finite once in float32;
+    * float64 weights are converted like the others, not refused: the policy computes in float32 whatever
+      the file holds, so their extra precision is lost on loading anyway, and the halved file is a quarter
+      of their bytes;
+    * every weight fits float16 (at most 65,504 in magnitude): a larger one would be inf in the file,
+      which then does not load; such a policy is refused (keep it in float32).
+
+    The file is written through a temporary file beside ``dst`` that is read back, its weights compared
+    and then loaded with ``agents.load``, before it replaces ``dst``; any failure (a check, a full disk,
+    a file that does not load) removes the temporary file and leaves ``dst`` as it was, ``src`` too (so
+    ``dst`` may be ``src``: halved in place). ``dst`` is a file: a stream (``/dev/stdout``, a FIFO) cannot
+    be read back and is refused; an ``OSError`` when it cannot be written."""
+    from ddz_env.files import replacing, written_in_place
+
+    where = repr(os.fspath(src))
     ck = read_checkpoint(src)
-    policy_from_checkpoint(ck, repr(os.fspath(src)))  # (a movescore file whose weights fit: checked first)
-    ck = {**ck, "model": {k: v.half() if v.is_floating_point() else v for k, v in ck["model"].items()}}
-    save_checkpoint(dst, ck.pop("agent"), **ck)
+    policy_from_checkpoint(ck, where)  # (a movescore file whose weights fit and are real and finite: checked first)
+    model = {}
+    for k, v in ck["model"].items():
+        half = v.to(torch.float16)
+        if not bool(torch.isfinite(half).all()):
+            raise ValueError(f"{where}: weight {k} holds values up to {float(v.abs().max()):.6g} in magnitude, "
+                             f"beyond float16's {FLOAT16_MAX:,.0f}: halved, they would be inf and the file would not "
+                             f"load; keep this policy in float32")
+        model[k] = half
+    if written_in_place(dst):
+        raise ValueError(f"{os.fspath(dst)!r} is a stream, not a file: a halved policy is written to a file and "
+                         f"read back before it is kept")
+    content = {**ck, "model": model}
+    agent = content.pop("agent")
+    with replacing(dst) as tmp:  # (any error below: the temporary file is removed, dst is left as it was)
+        save_checkpoint(tmp, agent, **content)
+        _check_written(tmp, model, repr(os.fspath(dst)))
+
+
+def _check_written(path: str, model: dict, where: str) -> None:
+    """``ValueError`` unless the file at ``path`` holds ``model``'s weights and loads with ``agents.load``."""
+    from ..loader import load
+
+    try:
+        back = read_checkpoint(path)["model"]
+        if set(back) != set(model) or any(back[k].dtype != v.dtype or not torch.equal(back[k], v)
+                                          for k, v in model.items()):
+            raise ValueError("its weights are not the ones written")
+        threads = torch.get_num_threads()
+        try:
+            load(path)  # (as a user loads it; the agent it builds sets torch's threads: restored)
+        finally:
+            torch.set_num_threads(threads)
+    except (ValueError, RuntimeError, TypeError, KeyError) as e:
+        raise ValueError(f"the halved policy written for {where} does not load ({str(e).splitlines()[0] if str(e) else type(e).__name__}): "
+                         f"{where} was left as it was") from None
 
 
 def policy_from_checkpoint(ck: dict, where: str = "checkpoint") -> MoveScoringPolicy:
@@ -446,9 +503,18 @@ def policy_from_checkpoint(ck: dict, where: str = "checkpoint") -> MoveScoringPo
     # in a few KB (torch.zeros(1).expand(...)), so the file's size bounds nothing here
     check_tensor_bytes(net, f"{where}: the network of the stated layers")
     check_tensor_bytes(weights, where)
-    bad = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    # real floating point only: a complex weight copied into a float32 parameter loses its imaginary part (a
+    # warning at most), and isfinite of an integer says nothing; finite as the float32 parameters will hold it (a
+    # float64 weight of 1e300 is finite, and inf once loaded)
+    odd = next(((k, v) for k, v in weights.items() if not torch.is_tensor(v) or not v.is_floating_point()), None)
+    if odd is not None:
+        kind = odd[1].dtype if torch.is_tensor(odd[1]) else type(odd[1]).__name__
+        raise ValueError(f"{where}: weight {odd[0]} is {kind}: a move-scoring policy's weights are real floating "
+                         f"point (float16, bfloat16, float32 or float64)")
+    bad = [k for k, v in weights.items() if not bool(torch.isfinite(v.to(torch.float32)).all())]
     if bad:
-        raise ValueError(f"{where}: non-finite weights (NaN or inf) in {bad[0]}")
+        raise ValueError(f"{where}: non-finite weights (NaN or inf, or beyond float32's range: the parameters are "
+                         f"float32) in {bad[0]}")
     policy = MoveScoringPolicy(**kw)
     policy.load_state_dict(weights)
     return policy
