@@ -15,7 +15,7 @@ def train(seconds, run_dir, *, decisions=None, seed=0, resume=False, progress=Tr
     from agents.integrations.move_policy import MoveScoringPolicy, save_policy
 
     opts = {**DEFAULTS, **options}
-    state_path = os.path.join(run_dir, "fake_state.json")
+    state_path = os.path.join(run_dir, "state.json")  # (where every learner keeps its counts: the runner looks)
     state = json.load(open(state_path)) if resume and os.path.exists(state_path) else {"seconds": 0.0, "steps": 0}
     CALLS.append({"seconds": seconds, "decisions": decisions, "resume": resume, "start": dict(state)})
     if opts["fail_at"] is not None and seconds >= opts["fail_at"]:
