@@ -279,7 +279,7 @@ class ConfigSchema:
                 raise ValueError(f"config {str(p)!r} is not a text file") from None
             if not isinstance(data, dict):
                 raise ValueError(f"{spec}: a config file is a mapping of keys to values")
-            self.from_dict(data)  # (check_plain first: the walk below is bounded)
+            check_plain(data, f"config {str(p)!r}")  # (bounded and plain first: the walk below is bounded)
             stored_trust(data, overrides, f"config {str(p)!r}")  # (a config file, too, may come from elsewhere)
         return self.from_dict(data, overrides)
 
