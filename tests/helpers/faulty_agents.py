@@ -24,12 +24,14 @@ class Slow(RuleAgent):
     """The rule agent, taking ``delay`` seconds over each decision, as a search agent thinks (up to 2 s an answer):
     the web page's tests act while it thinks, the same every run."""
 
-    def __init__(self, delay: float = 0.5, **kwargs):
+    def __init__(self, delay: float = 0.5, gate=None, **kwargs):
         super().__init__(**kwargs)
-        self.delay = delay
+        self.delay, self.gate = delay, gate
 
     def act_batch(self, decisions):
         time.sleep(self.delay)
+        if self.gate is not None:  # (a test holds the answer until it has acted: no race with a busy machine)
+            self.gate.wait(timeout=300)
         return super().act_batch(decisions)
 
     def __repr__(self):

@@ -451,10 +451,9 @@ def test_a_pipe_named_like_a_record_is_neither_listed_nor_opened(tmp_path):
     (keep / "folder.json").mkdir()  # not a file either
     try:
         for path in ("/api/replays/x.json", "/api/kept/x.json", "/api/kept/y.json", "/api/kept/folder.json"):
-            t0 = time.monotonic()
-            status, r = s.call("GET", path, timeout=5)
+            status, r = s.call("GET", path, timeout=60)  # (opening a pipe would block: the timeout fails the test)
             assert status == 404 and set(r) == {"error"} and "not a regular file" in r["error"], (path, r)
-            assert time.monotonic() - t0 < 2 and str(tmp_path) not in r["error"], path
+            assert str(tmp_path) not in r["error"], path
         status, r = s.call("GET", "/api/replays", timeout=5)
         assert status == 200 and r["records"] == ["watched.json"] and r["kept"] == [], r
         assert s.call("GET", "/api/replays/watched.json", timeout=5)[0] == 200  # still serving
