@@ -170,8 +170,7 @@ def test_a_small_file_of_stride0_weights_is_refused_before_the_memory_is_taken(t
             "    print(f'{time.perf_counter() - t:.3f}'); print(e); sys.exit(3)\n")
     p = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 3, (p.returncode, p.stdout, p.stderr[-500:])
-    seconds, message = p.stdout.strip().split("\n")
-    assert float(seconds) < 2.0, seconds  # (measured: about 0.05 s; the shapes are read, nothing is built)
+    _, message = p.stdout.strip().split("\n")  # (refused inside a 3 GiB address space: nothing was built)
     assert str(path) in message and "its tensors would take" in message, message
     assert "more than the 268,435,456 an agent file may be" in message and "\n" not in message
 
@@ -202,4 +201,4 @@ def test_an_sb3_zip_whose_policy_inflates_to_a_gib_is_refused_before_inflating(t
         tracemalloc.stop()
     assert str(e.value) == (f"sb3 model {str(path)!r}: its policy.pth inflates to 1,073,741,824 bytes, more than the "
                             f"268,435,456 an agent file may be (set DDZ_MAX_LOAD_BYTES to allow more)")
-    assert seconds < 1.0 and peak < 16 << 20, (seconds, peak)
+    assert peak < 16 << 20, (seconds, peak)  # (what was read, not how long: a busy machine is slower)
