@@ -447,7 +447,7 @@ DEFAULTS: dict[str, Any] = {
 CHECKPOINT_DIR = "rllib_checkpoint"
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
           resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
     """RLlib PPO in self-play (:func:`build_config`) for ``seconds`` of wall time or ``decisions`` learned from in all (across resumes; the first reached):
@@ -466,7 +466,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     _check_sizes(o["num_envs"], o["batch"], o["minibatch"])  # (before the run folder is touched)
     _fixed_opponents(o["opponents"])
     torch.set_num_threads(int(o["threads"]))
-    ses = Session("rllib", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
+    ses = Session("rllib", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
                   counters={"iterations": 0}, checkpoint_seconds=o["checkpoint_seconds"],
                   progress_seconds=o["progress_seconds"])
     ck_dir = ses.path(CHECKPOINT_DIR)

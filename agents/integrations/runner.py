@@ -1,21 +1,22 @@
 """A library learner's run folder, as DMC's: ``train.py --config sb3`` (any config whose ``algo`` names a
 library learner, :mod:`agents.runs.algos`) lands here.
 
-The learner's ``train(seconds, run_dir, decisions=...)`` trains to a time or a count of decisions learned
-from (the first reached) and writes its resumable state and its policy (``policy.pt``, the ``"movescore"``
-export) into the run folder; it resumes from that state. So the run is a series of segments, each ``train``
-call resuming the last up to the next evaluation (``eval_every_seconds``, ``eval_every_decisions``) or the
-end of the run (``max_seconds``, ``max_decisions``: the first reached ends it):
+The learner's ``train(seconds, run_dir, decisions=..., cadence=...)`` trains to a time or a count of decisions
+learned from (``max_seconds``, ``max_decisions``: the first reached ends the run) and writes its resumable
+state and its policy (``policy.pt``, the ``"movescore"`` export) into the run folder; it resumes from that
+state. One call a run: the learner calls the run's evaluation inside its training on the cadence
+(:class:`~agents.integrations.session.Cadence`: every ``eval_every_seconds`` of training, every
+``eval_every_decisions`` learned), its state saved just before, so a library starts once a run:
 
 * ``config.yaml``: the :class:`~agents.runs.algos.LibraryConfig` (``--resume RUN`` reads it back);
-* ``log.csv``: one row per segment (training seconds, the learner's steps, CPU seconds);
-* ``eval.csv``: after each segment (always at the end) the policy against each of
+* ``log.csv``: one row per evaluation (training seconds, the learner's steps, CPU seconds);
+* ``eval.csv``: at each evaluation (always at the end) the policy against each of
   ``eval_opponents`` in duplicate on ``eval_deals`` deals of ``eval_seed``, DMC's columns (``frames`` holds
   the learner's steps); ``python -m agents.cli.compare`` and the learning curve read it as DMC's;
 * ``policy.pt``: what ``agents.load(RUN)`` and ``evaluate.py --a RUN`` seat.
 
-Evaluation time is not training time: each segment's ``seconds`` is the learner's own count (kept in its
-state across resumes), so ``max_seconds`` is training alone.
+Evaluation time is not training time: the run's seconds are the learner's own count (its clocks pause while
+it evaluates; kept in its state across resumes), so ``max_seconds`` is training alone.
 """
 from __future__ import annotations
 
@@ -228,44 +229,44 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         log.info("the run has already trained its %s (--set %s=... to go on); policy %s", _budget(cfg, done, steps),
                  _budget(cfg, done, steps).split()[0], run_dir / POLICY)
         return run_dir / POLICY
-    first = not resume
     from ..runs.log import summary_writer
+    from .session import Cadence
 
     tb = summary_writer(run_dir / "tensorboard", log)
-    with StopSignals():  # (SIGTERM as Ctrl-C: the learner saves its work, Session.keeping)
-        while True:
-            seconds, decisions = _segment(cfg, done, steps)
-            cpu0, t0 = _cpu(), time.perf_counter()
-            steps0, done0 = steps, done
-            out = module.train(seconds, str(run_dir), decisions=decisions, seed=cfg.seed, resume=not first,
-                               progress=progress, **cfg.options)
-            first = False
-            steps = int(out.get("steps", 0))
-            # the learner's own count of training seconds, kept across resumes (at least the segment's end when it
-            # stopped on time: it stops after the update that crosses it)
-            done = max(float(out.get("wall_seconds", seconds)), done0)
-            seg_seconds = max(done - done0, 1e-9)
-            _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(done, 1),
-                                                       "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
-                                                       "wall_seconds": round(time.perf_counter() - t0, 1)}])
-            logged.append({"train_seconds": done, "steps": steps})
-            policy = Path(out.get("policy") or run_dir / POLICY)
-            rows: list[dict] = []
-            if steps not in evaluated:
-                rows = evaluate_policy(cfg, policy, steps, done)
-                _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
-                evaluated.add(steps)
-            _views(run_dir, tb, {"steps": steps, "steps_per_second": (steps - steps0) / seg_seconds}, rows)
-            if _spent(cfg, done, steps) or steps == steps0:
-                if not _spent(cfg, done, steps):  # (the learner's own state says its budget is spent: never loop)
-                    log.warning("the learner trained nothing in its segment (its state.json: %.0f s, %d decisions); "
-                                "stopping", done, steps)
-                if tb is not None:
-                    tb.close()
-                log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done,
-                         policy)
-                return policy
+    cpu0, t0 = _cpu(), time.perf_counter()
+    last = {"steps": steps, "seconds": done}
 
+    def evaluation(steps: int, seconds: float) -> None:
+        """The run's evaluation, called by the learner inside its training (its state saved just before):
+        a log.csv row, eval.csv's rows, the views."""
+        _append(run_dir / "log.csv", LOG_FIELDS, [{"segment": len(logged) + 1, "train_seconds": round(seconds, 1),
+                                                   "steps": steps, "cpu_seconds": round(_cpu() - cpu0, 1),
+                                                   "wall_seconds": round(time.perf_counter() - t0, 1)}])
+        logged.append({"train_seconds": seconds, "steps": steps})
+        rows: list[dict] = []
+        if steps not in evaluated:
+            rows = evaluate_policy(cfg, run_dir / POLICY, steps, seconds)
+            _append(run_dir / "eval.csv", EVAL_FIELDS, rows)
+            evaluated.add(steps)
+        rate = (steps - last["steps"]) / max(seconds - last["seconds"], 1e-9)
+        _views(run_dir, tb, {"steps": steps, "steps_per_second": rate}, rows)
+        last.update(steps=steps, seconds=seconds)
+
+    cadence = Cadence(evaluation, cfg.eval_every_seconds, cfg.eval_every_decisions, last=(done, steps))
+    with StopSignals():  # (SIGTERM as Ctrl-C: the learner saves its work, Session.keeping)
+        # one call for the whole run: the learner evaluates on the cadence inside its training (a library
+        # starts once a run), and stops at the first budget reached
+        out = module.train(cfg.max_seconds if cfg.max_seconds > 0 else float("inf"), str(run_dir),
+                           decisions=cfg.max_decisions if cfg.max_decisions > 0 else None, cadence=cadence,
+                           seed=cfg.seed, resume=resume, progress=progress, **cfg.options)
+    steps, done = int(out.get("steps", 0)), float(out.get("wall_seconds", done))
+    if steps not in evaluated:  # (the end of the run: always evaluated)
+        evaluation(steps, done)
+    if tb is not None:
+        tb.close()
+    policy = Path(out.get("policy") or run_dir / POLICY)
+    log.info("done: %s, %d decisions in %.0f s of training; policy %s", ALGOS[cfg.algo][1], steps, done, policy)
+    return policy
 
 def _spent(cfg: LibraryConfig, seconds: float, decisions: int) -> bool:
     """Whether a run with this much training behind it has reached either of its budgets."""
@@ -277,19 +278,6 @@ def _budget(cfg: LibraryConfig, seconds: float, decisions: int) -> str:
     if cfg.max_seconds > 0 and seconds >= cfg.max_seconds:
         return f"max_seconds {cfg.max_seconds:g}"
     return f"max_decisions {cfg.max_decisions:,}"
-
-
-def _segment(cfg: LibraryConfig, seconds: float, decisions: int) -> tuple[float, int | None]:
-    """The next segment's end, as the learner's ``train`` takes it (seconds, decisions; either may be
-    unbounded): the run's budgets, cut at the next evaluation (every ``eval_every_seconds`` of training, every
-    ``eval_every_decisions`` learned, whichever comes first)."""
-    end_s = cfg.max_seconds if cfg.max_seconds > 0 else float("inf")
-    if cfg.eval_every_seconds:
-        end_s = min(end_s, (int(seconds // cfg.eval_every_seconds) + 1) * cfg.eval_every_seconds)
-    ends = [cfg.max_decisions] if cfg.max_decisions > 0 else []
-    if cfg.eval_every_decisions:
-        ends.append((decisions // cfg.eval_every_decisions + 1) * cfg.eval_every_decisions)
-    return end_s, (min(ends) if ends else None)
 
 
 __all__ = ["run_library", "evaluate_policy", "load_library_config", "learner_module", "check_options", "POLICY"]

@@ -506,7 +506,7 @@ def seat_tables(num_envs: int, opponents: Any = "random", *, seed: int = 0, rewa
     return SeatTablesVecEnv()
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
           resume: bool = False, progress: bool = True,
           opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
@@ -546,7 +546,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     from .session import Session
 
     torch.set_num_threads(int(threads))
-    ses = Session("sb3", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
+    ses = Session("sb3", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
                   checkpoint_seconds=checkpoint_seconds, progress_seconds=progress_seconds)
     zip_path = ses.path(MODEL_ZIP)
     resumed = ses.resuming and ses.done["steps"] > 0
@@ -609,7 +609,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
 #: train()'s options and their defaults (read from its signature: one place states them)
 DEFAULTS: dict[str, Any] = {k: p.default for k, p in inspect.signature(train).parameters.items()
-                            if p.kind == p.KEYWORD_ONLY and k not in ("decisions", "seed", "resume", "progress")}
+                            if p.kind == p.KEYWORD_ONLY and k not in ("decisions", "cadence", "seed", "resume", "progress")}
 
 
 def check_options(options: dict) -> dict:

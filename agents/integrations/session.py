@@ -64,6 +64,29 @@ def _torch_write_error(e: RuntimeError) -> bool:
     return any(w in text for w in ("PytorchStreamWriter", "inline_container", "unexpected pos", "file write failed"))
 
 
+class Cadence:
+    """The run's evaluations inside a learner's training (``train(..., cadence=...)``): ``evaluate(decisions,
+    seconds)`` every ``every_seconds`` of training and every ``every_decisions`` learned (0: not by that), the
+    first due after ``last`` (the run's last evaluation, ``(seconds, decisions)``). The learner calls it from
+    :meth:`Session.tick` after an update, with its state saved, so a library starts once a run (Ray's start,
+    about 20 s, once) and the evaluation's time is not training's."""
+
+    def __init__(self, evaluate: Callable[[int, float], None], every_seconds: float = 0.0, every_decisions: int = 0,
+                 last: tuple[float, int] = (0.0, 0)):
+        self.evaluate, self.every_seconds, self.every_decisions = evaluate, float(every_seconds), int(every_decisions)
+        self.passed({"wall_seconds": last[0], "steps": last[1]})
+
+    def passed(self, t: dict) -> None:
+        """The next evaluation points after an evaluation at ``t`` (seconds, decisions)."""
+        s, d = float(t["wall_seconds"]), int(t["steps"])
+        self.next_seconds = (int(s // self.every_seconds) + 1) * self.every_seconds if self.every_seconds else float("inf")
+        self.next_decisions = (d // self.every_decisions + 1) * self.every_decisions if self.every_decisions else None
+
+    def due(self, t: dict) -> bool:
+        return t["wall_seconds"] >= self.next_seconds or (self.next_decisions is not None
+                                                          and t["steps"] >= self.next_decisions)
+
+
 class Session:
     """The clocks, cadences and budget of one ``train`` call (see the module doc).
 
@@ -72,7 +95,9 @@ class Session:
 
     def __init__(self, library: str, run_dir: str | os.PathLike, seconds: float, *, resume: bool, progress: bool,
                  state_files: tuple[str, ...] = (), counters: dict[str, int] | None = None,
-                 checkpoint_seconds: float = 120.0, progress_seconds: float = 30.0, decisions: int | None = None):
+                 checkpoint_seconds: float = 120.0, progress_seconds: float = 30.0, decisions: int | None = None,
+                 cadence: "Cadence | None" = None, clock: Callable[[], float] = time.time):
+        self.clock, self.cadence = clock, cadence
         if decisions is not None and (isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 1):
             raise ValueError(f"{library}: decisions must be a positive integer or None, got {decisions!r}")
         if not float(seconds) > 0:
@@ -94,8 +119,8 @@ class Session:
             self.done.update(_read_state(self.path(STATE_JSON), library))
         elif resume and progress:
             print(f"{library}: nothing to resume in {self.run_dir}: starting afresh", flush=True)
-        self.wall0, self.cpu0 = time.time(), time.process_time()
-        self.saved = self.shown = time.time()
+        self.wall0, self.cpu0 = self.clock(), time.process_time()
+        self.saved = self.shown = self.clock()
         self.shown_steps = self.first_steps = int(self.done["steps"])
 
     def path(self, name: str) -> str:
@@ -107,11 +132,11 @@ class Session:
 
     def restart_clock(self) -> None:
         """Start the wall clock now (a library's own start-up, e.g. Ray's, is not training time)."""
-        self.wall0 = self.saved = self.shown = time.time()
+        self.wall0 = self.saved = self.shown = self.clock()
 
     def totals(self) -> dict:
         """The counts so far, this call's time included."""
-        return {**self.done, "wall_seconds": self.done["wall_seconds"] + time.time() - self.wall0,
+        return {**self.done, "wall_seconds": self.done["wall_seconds"] + self.clock() - self.wall0,
                 "cpu_seconds": self.done["cpu_seconds"] + time.process_time() - self.cpu0}
 
     def running(self) -> bool:
@@ -141,13 +166,23 @@ class Session:
 
             raise CheckpointWriteError(f"{self.library}: writing the learner's state in {self.run_dir} failed "
                                        f"({write_failure(e)}); its last checkpoint is whole") from None
-        self.saved = time.time()
+        self.saved = self.clock()
 
     def tick(self, save: Callable[[], None], extra: Callable[[], str] | None = None,
              diagnostics: Callable[[], dict[str, float]] | None = None) -> None:
         """After an update: a checkpoint, and a progress line with a row of the learner's ``diagnostics``
-        (losses, entropy, KL...: ``diagnostics.csv``, one row a progress period), when their periods are up."""
-        now = time.time()
+        (losses, entropy, KL...: ``diagnostics.csv``, one row a progress period), when their periods are up;
+        the run's evaluation when the cadence says (its time and CPU are not training's)."""
+        if self.cadence is not None and self.cadence.due(self.totals()):
+            self.save(save)  # (policy.pt: the policy evaluated)
+            t = self.totals()
+            self.done.update(wall_seconds=t["wall_seconds"], cpu_seconds=t["cpu_seconds"])
+            self.wall0, self.cpu0 = self.clock(), time.process_time()  # (folded in: a stop now counts it once)
+            self.cadence.evaluate(int(t["steps"]), float(t["wall_seconds"]))
+            self.cadence.passed(t)
+            self.wall0, self.cpu0 = self.clock(), time.process_time()  # (the clocks go on after the evaluation)
+            self.saved = self.shown = self.clock()
+        now = self.clock()
         if now - self.saved >= self.checkpoint_seconds:
             self.save(save)
         if diagnostics is not None and now - self.shown >= self.progress_seconds:
@@ -206,4 +241,4 @@ class Session:
         return {**t, "policy": self.policy_path}
 
 
-__all__ = ["Session", "LearnerStopped", "STATE_JSON", "POLICY_FILE", "DIAGNOSTICS_CSV"]
+__all__ = ["Session", "Cadence", "LearnerStopped", "STATE_JSON", "POLICY_FILE", "DIAGNOSTICS_CSV"]

@@ -219,7 +219,7 @@ DEFAULTS: dict[str, Any] = {
 STATE_FILE = "tianshou_state.pt"
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
           resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
     """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time or ``decisions``
@@ -241,7 +241,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))
-    ses = Session("tianshou", run_dir, seconds, decisions=decisions, resume=resume, progress=progress, state_files=(STATE_FILE,),
+    ses = Session("tianshou", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(STATE_FILE,),
                   counters={"collects": 0}, checkpoint_seconds=o["checkpoint_seconds"],
                   progress_seconds=o["progress_seconds"])
     opps: Sequence[Any] = [o["opponents"]] if isinstance(o["opponents"], str) else list(o["opponents"])

@@ -197,7 +197,7 @@ def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos:
     return dist.log_prob(choice_pos - starts[:-1]), dist.entropy()
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
           resume: bool = False, progress: bool = True, **options: Any) -> dict:
     """``train.py --config torchrl``: the project's own PPO (:mod:`agents.ppo.learner`, ``train.py --config
     ppo``) with each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
@@ -205,7 +205,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     folder keeps ``torchrl_state.pt``."""
     from ..ppo.learner import run
 
-    return run(seconds, run_dir, decisions=decisions, seed=seed, resume=resume, progress=progress,
+    return run(seconds, run_dir, decisions=decisions, cadence=cadence, seed=seed, resume=resume, progress=progress,
                library="torchrl", state_file=STATE_FILE, dist_fn=candidates_dist, **options)
 
 

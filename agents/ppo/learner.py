@@ -47,15 +47,15 @@ def check_options(options: dict, library: str = "ppo") -> dict:
     return check(library, options, DEFAULTS)
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
           resume: bool = False, progress: bool = True, **options: Any) -> dict:
     """PPO (see the module doc) for ``seconds`` of wall time or ``decisions`` learned from in all (across
     resumes; the first reached). ``init="pretrained"`` starts from the shipped DMC agent. Returns
     ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: decisions learned from)."""
-    return run(seconds, run_dir, decisions=decisions, seed=seed, resume=resume, progress=progress, **options)
+    return run(seconds, run_dir, decisions=decisions, cadence=cadence, seed=seed, resume=resume, progress=progress, **options)
 
 
-def run(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, seed: int = 0,
+def run(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
         resume: bool = False, progress: bool = True, library: str = "ppo", state_file: str = STATE_FILE,
         dist_fn: Callable = segment_dist, **options: Any) -> dict:
     """:func:`train` under another ``library``'s name, state file and legal-move distribution (``dist_fn``
@@ -68,7 +68,7 @@ def run(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = N
 
     o = check_options(options, library)
     torch.set_num_threads(int(o["threads"]))
-    ses = Session(library, run_dir, seconds, decisions=decisions, resume=resume, progress=progress,
+    ses = Session(library, run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress,
                   state_files=(state_file,), counters={"batches": 0}, checkpoint_seconds=o["checkpoint_seconds"],
                   progress_seconds=o["progress_seconds"])
     if o["init"] is not None:

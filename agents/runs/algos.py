@@ -46,8 +46,7 @@ REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {
     "torchrl": (("torchrl", "tensordict"), "marl"),
     "rllib": (("ray",), "rllib"),
 }
-#: the shortest time between evaluations of a library run: each evaluation ends a training segment and the
-#: next one restarts the learner (its start-up is seconds: TorchRL's about 2 s, RLlib's about 20 s)
+#: the shortest time between evaluations of a library run (an evaluation of 100 deals takes seconds)
 MIN_EVAL_EVERY = 10.0
 
 
@@ -116,8 +115,7 @@ class LibraryConfig:
         if self.max_seconds == 0 and self.max_decisions == 0:
             raise bad("max_seconds", "must be positive unless max_decisions is (a run needs a budget)")
         if not (self.eval_every_seconds == 0 or MIN_EVAL_EVERY <= self.eval_every_seconds < float("inf")):
-            raise bad("eval_every_seconds", f"must be 0 (only at the end) or at least {MIN_EVAL_EVERY:g} seconds (each "
-                                            f"evaluation restarts the learner)")
+            raise bad("eval_every_seconds", f"must be 0 (only at the end) or at least {MIN_EVAL_EVERY:g} seconds")
         if not 1 <= self.eval_deals <= 1_000_000:
             raise bad("eval_deals", "must be in 1 .. 1,000,000")
         return self

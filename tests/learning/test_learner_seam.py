@@ -38,14 +38,16 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
-def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_path, fake):
+def test_a_library_config_runs_once_evaluating_inside_the_learner_on_its_cadence_and_resumes(tmp_path, fake):
+    """One ``train`` call a run (a library starts once: before, each evaluation ended a segment and the next
+    started the learner, and Ray, again); the learner calls the run's evaluation on the cadence."""
     import agents
     from agents.cli.train import main
 
     cfg = write_config(tmp_path, max_seconds=30.0, eval_every_seconds=10.0)
     run_dir = tmp_path / "run"
     assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress", "--set", "options.width=4"]) == 0
-    assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(10.0, False), (20.0, True), (30.0, True)]
+    assert [(c["seconds"], c["resume"]) for c in fake.CALLS] == [(30.0, False)]
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
     assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 30.0]
     assert (run_dir / "learning_curve.png").stat().st_size > 1000  # the run's picture, as DMC runs have
@@ -61,19 +63,19 @@ def test_a_library_config_runs_in_segments_to_each_evaluation_and_resumes(tmp_pa
     fake.CALLS.clear()
     assert main(["--resume", str(run_dir), "--set", "max_seconds=40", "--no-progress"]) == 0
     assert [(c["seconds"], c["resume"], c["start"]["steps"]) for c in fake.CALLS] == [(40.0, True, 3000)]
+    assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 30.0, 40.0]
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000, 4000]
 
 
 def test_a_decisions_budget_ends_the_run_and_cuts_its_segments_whatever_the_clock(tmp_path, fake):
-    """max_decisions / eval_every_decisions: the learner is asked for the decisions of each segment (with no time
-    limit when max_seconds is 0), the run ends when they are learned, and a resume with more goes on."""
+    """max_decisions / eval_every_decisions: the learner is asked for the run's decisions (with no time limit when
+    max_seconds is 0) and evaluates every 1,000, the run ends when they are learned, and a resume goes on."""
     from agents.cli.train import main
 
     cfg = write_config(tmp_path, max_seconds=0, max_decisions=2500, eval_every_decisions=1000)
     run_dir = tmp_path / "run"
     assert main(["--config", cfg, "--run-dir", str(run_dir), "--no-progress"]) == 0
-    assert [(c["seconds"], c["decisions"]) for c in fake.CALLS] == [(float("inf"), 1000), (float("inf"), 2000),
-                                                                    (float("inf"), 2500)]
+    assert [(c["seconds"], c["decisions"]) for c in fake.CALLS] == [(float("inf"), 2500)]
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 2500]
     assert [float(r["train_seconds"]) for r in rows(run_dir / "log.csv")] == [10.0, 20.0, 25.0]
     fake.CALLS.clear()
@@ -96,7 +98,7 @@ def test_an_interrupted_run_resumes_where_its_log_ends(tmp_path, fake, capsys):
     assert f"--resume {run_dir}" in capsys.readouterr().err
     fake.CALLS.clear()
     assert main(["--resume", str(run_dir), "--set", "options.fail_at=null", "--no-progress"]) == 0
-    assert [(c["seconds"], c["start"]["seconds"]) for c in fake.CALLS] == [(20.0, 10.0), (30.0, 20.0)]
+    assert [(c["seconds"], c["start"]["seconds"]) for c in fake.CALLS] == [(30.0, 20.0)]  # (its work kept: 20 s)
     assert [int(r["frames"]) for r in rows(run_dir / "eval.csv")] == [1000, 2000, 3000]
 
 
