@@ -186,8 +186,11 @@ class LegalMovesCategorical(TorchCategorical):
         return cls(logits=mixed, ids=ids, entropy_weight=logits[..., 2 * width], policy_logp=own)
 
     def _get_torch_distribution(self, logits=None, probs=None):
-        return CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0, self.entropy_weight,
-                                    self.policy_logp)
+        # (TorchDistribution's abstract hook; the distribution is kept as our own ``candidates`` too: RLlib's
+        # attribute for it is private)
+        self.candidates = CandidateCategorical(logits, self.ids.clamp(min=0), self.ids >= 0, self.entropy_weight,
+                                               self.policy_logp)
+        return self.candidates
 
     @staticmethod
     def required_input_dim(space: Any, **kwargs: Any) -> int:
@@ -198,7 +201,7 @@ class LegalMovesCategorical(TorchCategorical):
         can have different widths: PPO's learner adds a time step to each episode chunk (masked out of its
         loss) whose stored inputs are not those its forward pass gives, so the widest rows differ; the
         narrower is padded. As ``torch``'s categorical KL: 0 where ``self`` has probability 0."""
-        a, b = self._dist.logits, other._dist.logits
+        a, b = self.candidates.logits, other.candidates.logits
         k = max(a.shape[-1], b.shape[-1])
         a = torch.nn.functional.pad(a, (0, k - a.shape[-1]), value=-torch.inf)
         b = torch.nn.functional.pad(b, (0, k - b.shape[-1]), value=-torch.inf)
@@ -208,7 +211,7 @@ class LegalMovesCategorical(TorchCategorical):
     def to_deterministic(self):
         from ray.rllib.core.distribution.torch.torch_distribution import TorchDeterministic
 
-        return TorchDeterministic(loc=self._dist.mode)
+        return TorchDeterministic(loc=self.candidates.mode)
 
 
 def _widest(ids: torch.Tensor) -> int:

@@ -9,12 +9,18 @@ one call, instead of N PettingZoo envs stepped one by one (``train.py --config r
                                     for all tables at once from the batched env's planes and compact
                                     legal sets (no 24,648-wide mask, no copy of every table's dict)
 :class:`TablesEnvRunner`            RLlib's ``MultiAgentEnvRunner`` whose env is :class:`RLlibTables`
-                                    (``config.env_runners(env_runner_cls=...)``)
+                                    (``config.env_runners(env_runner_cls=...)``), its decisions logged from
+                                    the episodes it returns (:func:`log_decisions`)
 :class:`HandsEnvRunner`             the same env runner with its own sampling loop: one forward pass per
                                     module a step over all tables, and whole hands to the learner
                                     (``whole_hands``)
 :func:`hand_episode`                a finished hand as the ``MultiAgentEpisode`` RLlib's loop would build
 ==================================  ====================================================================
+
+Both runners use RLlib's public API only (issue 63, item 2): they override public methods of RLlib's
+``MultiAgentEnvRunner`` (itself a ``PublicAPI`` ``EnvRunner``: ``make_env``, ``sample``, ``set_state``,
+``get_metrics``) and read, call or override no underscore name of a Ray object
+(``tests/integrations/test_public_apis.py`` scans this package for any).
 
 What differs from the PettingZoo route, on purpose:
 
@@ -122,7 +128,7 @@ class RLlibTables(VectorMultiAgentEnv):
         """(B,) the name of the agent to act at each table."""
         return self._agent_names[self.turn_index()]
 
-    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+    def views(self) -> tuple[np.ndarray, np.ndarray]:
         """Every table's observation of the seat to act: planes (B, 1740) float32 and padded legal ids (B,
         LEGAL_WIDTH) int32, new arrays each step (RLlib's episodes keep views of them)."""
         o = self._obs
@@ -138,8 +144,13 @@ class RLlibTables(VectorMultiAgentEnv):
         legal[rows, np.arange(ids.size) - starts[rows]] = ids
         return planes, legal
 
+    def observed_planes(self) -> np.ndarray:
+        """(B, 1740) a copy of every table's planes of the seat to act, in the env's own dtype (int8: a quarter of
+        :meth:`views`' float32, what :class:`HandsEnvRunner` keeps of each step)."""
+        return self._obs["observation"].reshape(self.num_envs, -1).copy()
+
     def _first(self) -> list[dict]:
-        planes, legal = self._views()
+        planes, legal = self.views()
         return [{a: {"observations": planes[b], "legal": legal[b]}} for b, a in enumerate(self._turn())]
 
     # ------------------------------------------------------------------ API
@@ -172,7 +183,7 @@ class RLlibTables(VectorMultiAgentEnv):
         if self.split:
             idx = np.flatnonzero(move)
             self._acted[idx, in_play[idx].astype(np.int64), seat[idx]] = True
-        planes, legal = self._views()
+        planes, legal = self.views()
         turn = self._turn()
         obs, rew, term, trunc = [], [], [], []
         for b in range(B):
@@ -255,65 +266,38 @@ class RLlibTables(VectorMultiAgentEnv):
 DECISIONS = "decisions_sampled"
 
 
+def log_decisions(metrics: Any, episodes: list) -> None:
+    """Log each module's decisions in ``episodes`` (the episodes or episode chunks one ``sample()`` call returned)
+    as :data:`DECISIONS` (summed over the call) through RLlib's public ``MetricsLogger``: an agent's steps in a
+    chunk are the actions whose next observation came in that chunk, each once. (RLlib's own
+    ``num_module_steps_sampled`` counts every observation after an agent's first in the call: a seat's first
+    observation that comes with another seat's step, and every seat's last one, count too, 2 a hand more.)"""
+    counts: dict[str, int] = {}
+    for episode in episodes:
+        for agent_episode in episode.agent_episodes.values():
+            counts[agent_episode.module_id] = counts.get(agent_episode.module_id, 0) + len(agent_episode)
+    for module, n in counts.items():
+        metrics.log_value((DECISIONS, module), n, reduce="sum")
+
+
+def runner_seed(config: Any, worker_index: int | None) -> int | None:
+    """The seed an env runner deals its first hands with: ``config.seed`` plus the runner's index, plus a million on
+    an evaluation runner (what RLlib's runners use; from the public config, not from a runner's private seed)."""
+    if config.seed is None:
+        return None
+    return int(config.seed + (worker_index or 0) + 1_000_000 * bool(config.in_evaluation))
+
+
 class TablesEnvRunner(MultiAgentEnvRunner):
     """RLlib's multi-agent env runner, its env an :class:`RLlibTables` of ``num_envs_per_env_runner`` tables built
-    from ``env_config`` (``reward``, ``reward_scale``, ``score_scale``); the rest is RLlib's, except that the
-    sampled-step counters (env, agent and module steps, episodes) are summed over a ``sample()`` call and
-    logged once at its end, with the same names and reductions: RLlib logs four metrics per agent per
-    table step, 8.7 s of 84 in a profiled run at the defaults. (A private method of ray 2.60's runner, the
-    version the ``rllib`` extra pins; ``decisions_sampled`` reads the module counts, and its test checks them.)"""
+    from ``env_config`` (``reward``, ``reward_scale``, ``score_scale``). It overrides public methods only:
+    ``make_env`` (the tables, and a reset at the next ``sample()``, asked for with its public ``force_reset``) and
+    ``sample`` (RLlib's loop, then each module's decisions logged as :data:`DECISIONS`,
+    :func:`log_decisions`)."""
 
     def __init__(self, *args: Any, **kwargs: Any):
-        self._counts: dict = {}
+        self.tables_dealt = False  # (make_env made new tables: the next sample() deals at every table)
         super().__init__(*args, **kwargs)
-
-    def _increase_sampled_metrics(self, num_steps, next_obs, episode):
-        c = self._counts
-        c["env"] = c.get("env", 0) + num_steps
-        if episode.is_done:
-            c["episodes"] = c.get("episodes", 0) + 1
-        for aid in next_obs:
-            k = ("agent", str(aid))
-            c[k] = c.get(k, 0) + 1
-            module = episode.module_for(aid)
-            k = ("module", module)
-            c[k] = c.get(k, 0) + 1
-            # (RLlib counts every observation after the first as a step, so a seat's first observation that
-            # comes with another seat's step, and every seat's last one, count too: 2 a hand more than the
-            # actions; a decision is an observation that closes an action of the agent's)
-            if len(episode.agent_episodes[aid]) > 0:
-                k = ("decisions", module)
-                c[k] = c.get(k, 0) + 1
-        return num_steps
-
-    def _log_counts(self) -> None:
-        from ray.rllib.utils.metrics import (NUM_AGENT_STEPS_SAMPLED, NUM_AGENT_STEPS_SAMPLED_LIFETIME,
-                                             NUM_ENV_STEPS_SAMPLED, NUM_ENV_STEPS_SAMPLED_LIFETIME, NUM_EPISODES,
-                                             NUM_EPISODES_LIFETIME, NUM_MODULE_STEPS_SAMPLED,
-                                             NUM_MODULE_STEPS_SAMPLED_LIFETIME)
-
-        c, self._counts = self._counts, {}
-        log = self.metrics.log_value
-        if "env" in c:
-            log(NUM_ENV_STEPS_SAMPLED, c["env"], reduce="sum")
-            log(NUM_ENV_STEPS_SAMPLED_LIFETIME, c["env"], reduce="lifetime_sum", with_throughput=True)
-        if "episodes" in c:
-            log(NUM_EPISODES, c["episodes"], reduce="sum")
-            log(NUM_EPISODES_LIFETIME, c["episodes"], reduce="lifetime_sum")
-        for key, n in c.items():
-            if isinstance(key, tuple) and key[0] == "decisions":
-                log((DECISIONS, key[1]), n, reduce="sum")
-            elif isinstance(key, tuple):
-                now, life = ((NUM_AGENT_STEPS_SAMPLED, NUM_AGENT_STEPS_SAMPLED_LIFETIME) if key[0] == "agent" else
-                             (NUM_MODULE_STEPS_SAMPLED, NUM_MODULE_STEPS_SAMPLED_LIFETIME))
-                log((now, key[1]), n, reduce="sum")
-                log((life, key[1]), n, reduce="lifetime_sum")
-
-    def sample(self, *args: Any, **kwargs: Any):
-        try:
-            return super().sample(*args, **kwargs)
-        finally:
-            self._log_counts()
 
     def make_env(self) -> None:
         if self.env is not None:
@@ -322,7 +306,14 @@ class TablesEnvRunner(MultiAgentEnvRunner):
         self.env = RLlibTables(self.config.num_envs_per_env_runner, reward=c.get("reward", "score"),
                                reward_scale=c.get("reward_scale", 1.0), score_scale=c.get("score_scale", 8.0))
         self.num_envs = self.env.num_envs
-        self._needs_initial_reset = True
+        self.tables_dealt = True
+
+    def sample(self, **kwargs: Any):
+        kwargs["force_reset"] = bool(kwargs.get("force_reset")) or self.tables_dealt
+        self.tables_dealt = False
+        episodes = super().sample(**kwargs)
+        log_decisions(self.metrics, episodes)
+        return episodes
 
 
 class _Step:
@@ -338,7 +329,8 @@ class _Step:
 
 
 class _Hand:
-    """A table's hand in progress: its episode id, the first step of it, each agent's module, its start time."""
+    """A table's hand in progress: its episode id, the first step of it, each agent's module, its start time
+    (``time.perf_counter()``: the episode duration metric's)."""
 
     __slots__ = ("id_", "first", "modules", "started")
 
@@ -369,10 +361,19 @@ class HandsEnvRunner(TablesEnvRunner):
     reads), not with a ``MultiAgentEpisode``. With a tiny ``batch`` (a few steps a table) the first iterations
     learn from the few hands that ended early (often all-pass hands).
 
+    RLlib's public API only (issue 63, item 2; ``tests/integrations/test_public_apis.py``): it overrides the runner's
+    public methods (``sample``, ``make_env``, ``set_state``, ``get_metrics``) and reads none of its private state:
+    the weights' sequence number is taken from the state ``set_state`` is given (:attr:`hands_seq`), the first deal's
+    seed from the public config (:func:`runner_seed`), the counts and the episode metrics (returns, lengths,
+    durations: those RLlib's runner logs, under the same names) are logged by this class through the public
+    ``MetricsLogger`` (``get_metrics`` logs the hands that ended since its last call, then returns RLlib's reduce).
+
     What it leaves out: the env-to-module and module-to-env connector pipelines (the module reads the env's
     observations as they are; a custom connector is not run), the ``on_episode_*`` and ``on_sample_end``
     callbacks, RLlib's inference and between-sampling timers, the env-runner state server's weight pull,
-    restarting failed sub-environments, and modules on a GPU (it runs on the CPU). ``sample(num_episodes=...)``
+    restarting failed sub-environments, modules on a GPU (it runs on the CPU), the Ray-metrics (Prometheus)
+    counter of sampled env steps (RLlib's results count them, :data:`NUM_ENV_STEPS_SAMPLED`), and an episode's
+    ``get_duration_s()`` (RLlib sets it through private fields; the duration metric is this runner's own). ``sample(num_episodes=...)``
     and ``random_actions`` are refused (RLlib's loop, :class:`TablesEnvRunner`, has them; so is RLlib's own
     evaluation by episodes). A hand's steps all come from one mode: a call that explores when the open hands
     did not (or the other way) deals new hands first."""
@@ -385,11 +386,73 @@ class HandsEnvRunner(TablesEnvRunner):
         self._explore: bool | None = None
         self._module_ids: list[str] = []
         self._held = np.zeros((0, 0), np.int64)
+        self._counts: dict = {}
+        self._ended_hands: list = []  # ((episode, seconds)) of the hands that ended since get_metrics' last call
+        #: the weights' sequence number (RLlib's ``WEIGHTS_SEQ_NO``) of the module now held, as ``set_state`` gave it
+        self.hands_seq = 0
         super().__init__(*args, **kwargs)
 
     def make_env(self) -> None:
         super().make_env()
         self._hands, self._steps = None, {}
+
+    def set_state(self, state: dict) -> None:
+        """RLlib's ``set_state``, and the weights' sequence number kept (RLlib's rule: a number above 0 replaces it)."""
+        from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+        super().set_state(state)
+        seq = int(state.get(WEIGHTS_SEQ_NO, 0) or 0)
+        if seq > 0:
+            self.hands_seq = seq
+
+    def get_metrics(self):
+        """The episode metrics of the hands that ended since the last call, logged as RLlib's runner logs its own
+        (same names, reductions and window), then RLlib's ``get_metrics`` (its reduced ``MetricsLogger``)."""
+        import math
+
+        from ray.rllib.utils import metrics as m
+
+        ended, self._ended_hands = self._ended_hands, []
+        window = max(1, int(math.ceil(self.config.metrics_num_episodes_for_smoothing
+                                      / (self.config.num_env_runners or 1))))
+        for episode, seconds in ended:
+            length, ret = len(episode), episode.get_return()
+            agents = {str(a): sa.get_return() for a, sa in episode.agent_episodes.items()}
+            steps = {str(a): len(sa) for a, sa in episode.agent_episodes.items()}
+            modules: dict = {}
+            for sa in episode.agent_episodes.values():
+                modules[sa.module_id] = modules.get(sa.module_id, 0.0) + sa.get_return()
+            self.metrics.log_dict({m.EPISODE_LEN_MEAN: length, m.EPISODE_RETURN_MEAN: ret,
+                                   m.EPISODE_DURATION_SEC_MEAN: seconds, m.EPISODE_AGENT_RETURN_MEAN: agents,
+                                   m.EPISODE_AGENT_STEPS: steps, m.EPISODE_MODULE_RETURN_MEAN: modules}, window=window)
+            self.metrics.log_dict({m.EPISODE_LEN_MIN: length, m.EPISODE_RETURN_MIN: ret}, reduce="min", window=window)
+            self.metrics.log_dict({m.EPISODE_LEN_MAX: length, m.EPISODE_RETURN_MAX: ret}, reduce="max", window=window)
+        return super().get_metrics()
+
+    def _log_counts(self) -> None:
+        """The sampled-step counters of the last ``sample()`` call (env, agent and module steps, episodes: RLlib's
+        names and reductions) and :data:`DECISIONS`, each logged once."""
+        from ray.rllib.utils.metrics import (NUM_AGENT_STEPS_SAMPLED, NUM_AGENT_STEPS_SAMPLED_LIFETIME,
+                                             NUM_ENV_STEPS_SAMPLED, NUM_ENV_STEPS_SAMPLED_LIFETIME, NUM_EPISODES,
+                                             NUM_EPISODES_LIFETIME, NUM_MODULE_STEPS_SAMPLED,
+                                             NUM_MODULE_STEPS_SAMPLED_LIFETIME)
+
+        c, self._counts = self._counts, {}
+        log = self.metrics.log_value
+        if "env" in c:
+            log(NUM_ENV_STEPS_SAMPLED, c["env"], reduce="sum")
+            log(NUM_ENV_STEPS_SAMPLED_LIFETIME, c["env"], reduce="lifetime_sum", with_throughput=True)
+        if "episodes" in c:
+            log(NUM_EPISODES, c["episodes"], reduce="sum")
+            log(NUM_EPISODES_LIFETIME, c["episodes"], reduce="lifetime_sum")
+        for key, n in c.items():
+            if isinstance(key, tuple) and key[0] == "decisions":
+                log((DECISIONS, key[1]), n, reduce="sum")
+            elif isinstance(key, tuple):
+                now, life = ((NUM_AGENT_STEPS_SAMPLED, NUM_AGENT_STEPS_SAMPLED_LIFETIME) if key[0] == "agent" else
+                             (NUM_MODULE_STEPS_SAMPLED, NUM_MODULE_STEPS_SAMPLED_LIFETIME))
+                log((now, key[1]), n, reduce="sum")
+                log((life, key[1]), n, reduce="lifetime_sum")
 
     def sample(self, *, num_timesteps: int | None = None, num_episodes: int | None = None, explore: bool | None = None,
                random_actions: bool = False, force_reset: bool = False):
@@ -405,7 +468,7 @@ class HandsEnvRunner(TablesEnvRunner):
             explore = self.config.explore
         if num_timesteps is None:
             num_timesteps = self.config.get_rollout_fragment_length(self.worker_index) * self.num_envs
-        self.metrics.log_value(key=WEIGHTS_SEQ_NO, value=self._weights_seq_no, window=1)
+        self.metrics.log_value(key=WEIGHTS_SEQ_NO, value=self.hands_seq, window=1)
         try:
             with self.metrics.log_time(SAMPLE_TIMER):
                 return self._sample_hands(int(num_timesteps), bool(explore), force_reset)
@@ -435,10 +498,10 @@ class HandsEnvRunner(TablesEnvRunner):
         # (new hands when asked, when RLlib asks for a reset (after make_env, or remove_module: the open hands may
         # name a module that is gone), and when this call explores and the open hands did not, or the other way:
         # a hand's steps all come from one mode)
-        if (self._hands is None or force_reset or self._needs_initial_reset or explore != self._explore
+        if (self._hands is None or force_reset or self.tables_dealt or explore != self._explore
                 or module_ids != self._module_ids):
-            env.reset(seed=self._seed if self._needs_initial_reset else None)
-            self._needs_initial_reset = False
+            env.reset(seed=runner_seed(self.config, self.worker_index) if self.tables_dealt else None)
+            self.tables_dealt = False
             self._steps, self._t, self._explore, self._module_ids = {}, 0, explore, module_ids
             self._held = np.zeros((B, len(agents)), np.int64)  # (each table's module index, by agent)
             self._hands = [self._new_hand(b, 0) for b in range(B)]
@@ -448,7 +511,7 @@ class HandsEnvRunner(TablesEnvRunner):
         taken = hands_done = 0
         # (at least one hand comes back: PPO skips an iteration that gets no episode, and its counts with it)
         while taken < num_timesteps or not done_episodes:
-            planes, legal = env._views()
+            planes, legal = env.views()
             acting = env.turn_index()
             held = self._held[np.arange(B), acting]
             actions = np.zeros(B, np.int64)
@@ -478,8 +541,8 @@ class HandsEnvRunner(TablesEnvRunner):
             for rows, part in logits_parts:
                 logits[rows] = part[:, :k]
             t = self._t
-            self._steps[t] = _Step(self.env._obs["observation"].reshape(B, -1).copy(), legal.astype(np.int16), acting,
-                                   logits, tails, actions, logp, self._weights_seq_no)
+            self._steps[t] = _Step(env.observed_planes(), legal.astype(np.int16), acting, logits, tails, actions, logp,
+                                   self.hands_seq)
             done, targets, got = env.advance(actions)
             self._t = t + 1
             taken += B
@@ -488,6 +551,7 @@ class HandsEnvRunner(TablesEnvRunner):
             for b in np.flatnonzero(done):
                 hand = self._hands[b]
                 done_episodes.append(self._episode(b, hand, t, targets[b], got[b]))
+                self._ended_hands.append(done_episodes[-1])
                 self._hands[b] = self._new_hand(b, t + 1)
                 hands_done += 1
             first = min(h.first for h in self._hands)
@@ -503,12 +567,10 @@ class HandsEnvRunner(TablesEnvRunner):
             if n:
                 c[("module", m)] = c.get(("module", m), 0) + int(n)
                 c[("decisions", m)] = c.get(("decisions", m), 0) + int(n)
-        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=taken)
-        self._done_episodes_for_metrics.extend(done_episodes)
-        return done_episodes
+        return [episode for episode, _ in done_episodes]
 
     def _episode(self, b: int, hand: _Hand, last: int, targets: np.ndarray, got: np.ndarray):
-        """The hand at table ``b`` (steps ``hand.first..last``) as a done ``MultiAgentEpisode``."""
+        """The hand at table ``b`` (steps ``hand.first..last``) as ``(a done MultiAgentEpisode, its seconds)``."""
         import time
 
         steps = [self._steps[t] for t in range(hand.first, last + 1)]
@@ -517,19 +579,21 @@ class HandsEnvRunner(TablesEnvRunner):
         order = list(dict.fromkeys(acting.tolist()))  # (agents in the order they first acted, as RLlib adds them)
         rows = [[steps[i] for i in np.flatnonzero(acting == k)] for k in order]
         reward = {k: float(targets[k]) if got[k] else 0.0 for k in order}
-        return hand_episode(hand.id_, [(agents[k], hand.modules[k], r, reward[k], b) for k, r in zip(order, rows)],
-                            [agents[k] for k in acting], hand.started, time.perf_counter(), self.config.policy_mapping_fn)
+        episode = hand_episode(hand.id_, [(agents[k], hand.modules[k], r, reward[k], b) for k, r in zip(order, rows)],
+                               [agents[k] for k in acting], self.config.policy_mapping_fn)
+        return episode, time.perf_counter() - hand.started
 
 
 
 
-def hand_episode(id_: str, agents: list, acting: list[str], started: float, ended: float, mapping_fn: Any = None):
+def hand_episode(id_: str, agents: list, acting: list[str], mapping_fn: Any = None):
     """A whole hand as a done ``MultiAgentEpisode`` of numpy data: ``agents`` is ``(agent id, module id, steps,
     end reward, table)`` per agent that acted, in the order they first acted; ``acting`` the agent id of each of
     the hand's T steps. Each agent's ``SingleAgentEpisode``: its observations then the blank last one
     (:class:`RLlibTables`'s), its actions, rewards 0 but the last (the end), ``ACTION_DIST_INPUTS``,
     ``ACTION_LOGP`` and ``WEIGHTS_SEQ_NO`` as RLlib's runner stores them, terminated. The episode's
-    ``custom_data["table"]`` is the table it was played at."""
+    ``custom_data["table"]`` is the table it was played at. (Its ``get_duration_s()`` is not set: RLlib keeps the
+    times in private fields; :class:`HandsEnvRunner` logs the durations itself.)"""
     from ray.rllib.core.columns import Columns
     from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
@@ -572,8 +636,8 @@ def hand_episode(id_: str, agents: list, acting: list[str], started: float, ende
     episode.env_t = T
     episode.is_terminated = True
     episode.custom_data["table"] = int(agents[0][4]) if agents else -1
-    episode._start_time, episode._last_step_time = started, ended
     return episode
 
 
-__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner", "HandsEnvRunner", "hand_episode", "split_targets"]
+__all__ = ["OBS_SPACE", "RLlibTables", "TablesEnvRunner", "HandsEnvRunner", "hand_episode", "split_targets", "log_decisions",
+           "runner_seed"]

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 from agents.integrations.rllib_module import MODULE_ID, decisions_sampled, make_env, train  # noqa: E402
-from agents.integrations.rllib_tables import DECISIONS, RLlibTables  # noqa: E402
+from agents.integrations.rllib_tables import DECISIONS, RLlibTables, runner_seed  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.rllib]
 
@@ -233,7 +233,8 @@ def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_lo
         episodes = [e for _ in range(4) for e in runner.sample(num_timesteps=40 * B)]
         assert len(episodes) >= 6 and all(e.is_done and e.is_terminated for e in episodes)
         assert len({e.custom_data["table"] for e in episodes}) >= 2
-        refs = _replay(episodes, B, dict(runner.config.env_config), runner._seed, algo.config.policy_mapping_fn)
+        refs = _replay(episodes, B, dict(runner.config.env_config), runner_seed(runner.config, runner.worker_index),
+                       algo.config.policy_mapping_fn)
         for ep, ref in zip(episodes, refs):
             assert list(ep.agent_episodes) == list(ref.agent_episodes) and len(ep) == len(ref)
             for a, sa in ep.agent_episodes.items():
@@ -299,8 +300,16 @@ def test_the_whole_hands_runner_gives_each_decision_once_and_refuses_what_it_doe
         with pytest.raises(ValueError, match="random_actions"):
             runner.sample(num_timesteps=4, random_actions=True)
         got = [algo.train()["env_runners"] for _ in range(2)]
+        # (the weights' number it stamps on each step is the one RLlib's own state reports, read through public names)
+        from ray.rllib.utils.metrics import WEIGHTS_SEQ_NO
+
+        assert runner.hands_seq == runner.get_state(components="rl_module")[WEIGHTS_SEQ_NO] > 0
     finally:
         algo.stop()
+    agents = {f"{k}_{s}" for k in ("bidder", "player") for s in range(3)}
     for r in got:
         assert r[DECISIONS][MODULE_ID] == r["num_env_steps_sampled"] == r["num_module_steps_sampled"][MODULE_ID]
         assert r["num_env_steps_sampled"] % 4 == 0 and decisions_sampled({"env_runners": r}) > 0
+        # (the episode metrics RLlib's runner logs, under its names: what train()'s progress line reads)
+        assert r["episode_len_mean"] > 0 and r["episode_duration_sec_mean"] > 0 and r["num_episodes"] > 0
+        assert set(r["agent_episode_returns_mean"]) <= agents and MODULE_ID in r["module_episode_returns_mean"]
