@@ -107,3 +107,35 @@ def test_train_py_runs_the_shipped_config_in_a_run_folder(name, tmp_path):
     # it goes on: 300 decisions past what the learner has learned (a decisions budget: the same on any machine)
     assert cli.main(["--resume", str(run), "--no-progress", "--set", f"max_decisions={steps + 300}"]) == 0
     assert int(list(csv.DictReader(open(run / "eval.csv")))[-1]["frames"]) >= steps + 300
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_a_run_evaluates_on_its_cadence_inside_one_training_call(name, tmp_path, monkeypatch):
+    """One ``train`` call a run, however many evaluations (before, each evaluation ended a segment and the next
+    started the learner again: RLlib's Ray about 20 s each time); RLlib's Ray starts once."""
+    import train as cli
+
+    mod = learner(name)
+    calls, inits = [], []
+    real = mod.train
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("cadence"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mod, "train", counted)
+    if name == "rllib":
+        import ray
+
+        init = ray.init
+        monkeypatch.setattr(ray, "init", lambda *a, **k: inits.append(1) or init(*a, **k))
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=0", "--set", "max_decisions=900", "--set", "eval_every_decisions=300",
+            "--set", "eval_deals=1", "--set", "eval_opponents=[random]"]
+    for k, v in SMALL[name].items():
+        sets += ["--set", f"options.{k}={json.dumps(v)}"]
+    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
+    frames = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
+    assert len(calls) == 1 and calls[0] is not None
+    assert len(frames) >= 3 and frames == sorted(set(frames)) and frames[-1] >= 900, frames
+    assert inits == ([1] if name == "rllib" else [])
