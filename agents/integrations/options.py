@@ -64,9 +64,36 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+#: an idea's old names in one learner or another -> its one name in every learner (the batch geometry, the
+#: entropy bonus, the clip): an old name still works this release, with a one-line deprecation
+RENAMED: dict[str, str] = {
+    "n_envs": "num_envs", "steps_per_collect": "decisions_per_batch", "batch": "decisions_per_batch",
+    "batch_size": "minibatch", "n_epochs": "epochs", "repeat": "epochs", "ent_coef": "entropy_coeff",
+    "eps_clip": "clip_epsilon",
+}
+
+
+def renamed(learner: str, options: dict, defaults: dict) -> dict:
+    """``options`` with each old name (:data:`RENAMED`) the learner no longer takes given its one name, and a
+    one-line deprecation for each on the ``ddz.train`` log; ``ValueError`` if both names are given."""
+    import logging
+
+    out = dict(options)
+    for old, new in RENAMED.items():
+        if old in out and old not in defaults and new in defaults:
+            if new in out:
+                raise ValueError(f"{learner}: options {old!r} and {new!r} are one option: give {new!r} only")
+            logging.getLogger("ddz.train").warning("%s: option %r is now %r (the old name works this release)",
+                                                   learner, old, new)
+            out[new] = out.pop(old)
+    return out
+
+
 def check_options(learner: str, options: dict, defaults: dict, load_specs: bool = True) -> dict:
     """``options`` over ``defaults``, each value checked (``ValueError`` naming the learner and the option);
-    with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once."""
+    with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once. An idea's old name
+    is read as its one name (:func:`renamed`)."""
+    options = renamed(learner, options, defaults)
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         raise ValueError(f"{learner}: unknown option {unknown[0]!r}{did_you_mean(unknown[0], defaults)}; the "
@@ -97,4 +124,4 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
     return o
 
 
-__all__ = ["CHECKS", "check_options"]
+__all__ = ["CHECKS", "RENAMED", "check_options", "renamed"]

@@ -366,10 +366,10 @@ def _check_sizes(num_envs: int, batch: int, minibatch: int) -> None:
     """Refuse batch sizes RLlib would train on no row with (it fails later, inside its learner, with an
     ``UnboundLocalError``). Measured: 128 tables and batches of 256 (two steps a table) fail; 384 train."""
     if batch < 4 * num_envs:
-        raise ValueError(f"rllib: batch {batch} is under 4 steps for each of num_envs {num_envs} tables; "
-                         f"raise batch to {4 * num_envs} or more, or lower num_envs")
+        raise ValueError(f"rllib: decisions_per_batch {batch} is under 4 steps for each of num_envs {num_envs} "
+                         f"tables; raise decisions_per_batch to {4 * num_envs} or more, or lower num_envs")
     if minibatch > batch:
-        raise ValueError(f"rllib: minibatch {minibatch} is larger than batch {batch}")
+        raise ValueError(f"rllib: minibatch {minibatch} is larger than decisions_per_batch {batch}")
 
 
 def _fixed_opponents(opponents: Any) -> list[str]:
@@ -441,7 +441,7 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "num_envs": 128, "batch": 8192, "minibatch": 2048, "epochs": 1, "learning_rate": 1e-3, "reward_scale": 1.0,
+    "num_envs": 128, "decisions_per_batch": 8192, "minibatch": 2048, "epochs": 1, "learning_rate": 1e-3, "reward_scale": 1.0,
     "reward": "sign_play", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.2, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
@@ -454,7 +454,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
           resume: bool = False, progress: bool = True,
           **options: Any) -> dict:
     """RLlib PPO in self-play (:func:`build_config`) for ``seconds`` of wall time or ``decisions`` learned from in all (across resumes; the first reached):
-    ``algo.train()`` iterations of ``batch`` env steps (all seats' decisions).
+    ``algo.train()`` iterations of ``decisions_per_batch`` env steps (all seats' decisions).
 
     ``run_dir`` gets ``rllib_checkpoint/`` (``algo.save_to_path``: RLlib's whole state, its own format, read
     back by ``resume=True`` with ``restore_from_path``: this run's own files), ``state.json`` (steps, wall
@@ -466,7 +466,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     from .session import Session
 
     o = check_options(options)
-    _check_sizes(o["num_envs"], o["batch"], o["minibatch"])  # (before the run folder is touched)
+    _check_sizes(o["num_envs"], o["decisions_per_batch"], o["minibatch"])  # (before the run folder is touched)
     _fixed_opponents(o["opponents"])
     torch.set_num_threads(int(o["threads"]))
     ses = Session("rllib", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(CHECKPOINT_DIR,),
@@ -476,7 +476,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     register_env("ddz_rllib", make_env)
     ray.init(num_cpus=1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
              logging_level="ERROR")
-    config = build_config(num_envs=o["num_envs"], batch=o["batch"], minibatch=o["minibatch"], epochs=o["epochs"],
+    config = build_config(num_envs=o["num_envs"], batch=o["decisions_per_batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
                           head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
                           reward=o["reward"], score_scale=o["score_scale"],

@@ -510,8 +510,9 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
           resume: bool = False, progress: bool = True,
           opponents: Any = ("random", "rule"), reward_scale: float = 0.05, init: Any = None,
           state_layers: Sequence[int] = (256,), head_layers: Sequence[int] = (128,), hand_after: bool = True,
-          n_envs: int = 128, n_steps: int = 32, batch_size: int = 1024, n_epochs: int = 2, learning_rate: float | None = None,
-          gamma: float = 1.0, gae_lambda: float = 0.95, ent_coef: float = 0.01, bid_entropy_coeff: float = 0.01,
+          num_envs: int = 128, decisions_per_batch: int = 4096, minibatch: int = 1024, epochs: int = 2,
+          learning_rate: float | None = None,
+          gamma: float = 1.0, gae_lambda: float = 0.95, entropy_coeff: float = 0.01, bid_entropy_coeff: float = 0.01,
           bid_epsilon: float = 0.1, target: str = "scale",
           checkpoint_seconds: float = 120.0,
           progress_seconds: float = 30.0, threads: int = 1, **unknown: Any) -> dict:
@@ -522,10 +523,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     reads back with ``set_parameters``, weights only) with ``state.json`` (steps, wall and CPU seconds
     so far) every ``checkpoint_seconds``, ``policy.pt`` (the export format) with each, and at the end.
     ``opponents``: one agent spec for all envs, or a list giving each env's (e.g. ``["random", "rule"]``,
-    repeated to ``n_envs``). Rewards are rulebook scores times ``reward_scale`` (0.05: scores reach tens;
+    repeated to ``num_envs``). Rewards are rulebook scores times ``reward_scale`` (0.05: scores reach tens;
     a hand's return stays within about [-1, 1]); ``gamma`` 1: the score is the whole hand's. ``bid_epsilon``:
     bids, doubles and redoubles drawn uniformly with this probability (against fixed opponents a seat that
-    never bids never plays as landlord, so nothing would show it that bidding can pay); ``ent_coef`` the
+    never bids never plays as landlord, so nothing would show it that bidding can pay); ``entropy_coeff`` the
     entropy bonus of play, ``bid_entropy_coeff`` that of bids, doubles and redoubles. ``target``: ``"scale"``,
     every decision towards the scaled score; ``"sign_play"``, play towards win/loss and bids towards the scaled
     score, two trajectories a hand (:func:`split_targets`; TorchRL's and DMC's ``sign_play``).
@@ -537,7 +538,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     against random).
     Returns ``{"steps", "cpu_seconds", "wall_seconds", "policy"}`` (steps: the learning seat's decisions).
     """
-    check_options({**{k: v for k, v in locals().items() if k in DEFAULTS and v != DEFAULTS[k]}, **unknown})
+    o = check_options({**{k: v for k, v in locals().items() if k in DEFAULTS and v != DEFAULTS[k]}, **unknown})
+    # (an idea's old name, renamed by the check, arrives in unknown: the checked values are the ones to use)
+    num_envs, decisions_per_batch, minibatch, epochs, entropy_coeff = (
+        o["num_envs"], o["decisions_per_batch"], o["minibatch"], o["epochs"], o["entropy_coeff"])
+    n_steps = max(1, decisions_per_batch // num_envs)  # (SB3's rollout: n_steps per env)
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -553,14 +558,14 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     opps = [opponents] if isinstance(opponents, (str, bytes, os.PathLike)) or hasattr(opponents, "act") \
         else list(opponents)
 
-    env = seat_tables(n_envs, opps, seed=seed + int(ses.done["steps"]), reward_scale=reward_scale)
+    env = seat_tables(num_envs, opps, seed=seed + int(ses.done["steps"]), reward_scale=reward_scale)
     if learning_rate is None:
         learning_rate = 1e-3 if init is None else 3e-5
     policy_kwargs: dict[str, Any] = {"init": init} if init is not None else {
         "state_layers": list(state_layers), "head_layers": list(head_layers), "hand_after": hand_after}
-    coeff, play, bid = entropy_weights(ent_coef, bid_entropy_coeff)
+    coeff, play, bid = entropy_weights(entropy_coeff, bid_entropy_coeff)
     policy_kwargs.update(bid_epsilon=bid_epsilon, entropy_weights=(play, bid))
-    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(target), n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
+    model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class(target), n_steps=n_steps, batch_size=minibatch, n_epochs=epochs,
                         learning_rate=learning_rate, gamma=gamma, gae_lambda=gae_lambda, ent_coef=coeff,
                         policy_kwargs=policy_kwargs, seed=seed + int(ses.done["steps"]), device="cpu", verbose=0)
     model.rollout_buffer.next_obs = lambda: model._last_obs  # (split_targets: the rows after the rollout)
@@ -570,9 +575,9 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
         model.num_timesteps = int(ses.done["steps"])
     # plain facts only in the export (agents.load reads it weights-only): an agent object by its repr
     config = {"opponents": [os.fspath(o) if isinstance(o, (str, os.PathLike)) else repr(o) for o in opps],
-              "reward_scale": reward_scale, "init": None if init is None else str(init), "n_envs": n_envs,
-              "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs, "learning_rate": learning_rate,
-              "gamma": gamma, "gae_lambda": gae_lambda, "ent_coef": ent_coef,
+              "reward_scale": reward_scale, "init": None if init is None else str(init), "num_envs": num_envs,
+              "decisions_per_batch": decisions_per_batch, "minibatch": minibatch, "epochs": epochs,
+              "learning_rate": learning_rate, "gamma": gamma, "gae_lambda": gae_lambda, "entropy_coeff": entropy_coeff,
               "bid_entropy_coeff": bid_entropy_coeff, "bid_epsilon": bid_epsilon, "target": target}
     info = {"config": config, "seed": seed}
 
@@ -613,9 +618,19 @@ DEFAULTS: dict[str, Any] = {k: p.default for k, p in inspect.signature(train).pa
 
 
 def check_options(options: dict) -> dict:
-    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
+    """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``); SB3's old
+    ``n_steps`` (a rollout's steps per table) is read as ``decisions_per_batch`` = ``n_steps`` x ``num_envs``."""
     from .options import check_options as check
 
+    options = dict(options)
+    if "n_steps" in options:
+        import logging
+
+        tables = options.get("num_envs", options.get("n_envs", DEFAULTS["num_envs"]))
+        if isinstance(options["n_steps"], int) and isinstance(tables, int) and "decisions_per_batch" not in options:
+            logging.getLogger("ddz.train").warning("sb3: option 'n_steps' is now 'decisions_per_batch' = n_steps x "
+                                                   "num_envs (the old name works this release)")
+            options["decisions_per_batch"] = options.pop("n_steps") * tables
     return check("sb3", options, DEFAULTS)
 
 

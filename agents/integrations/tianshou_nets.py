@@ -17,7 +17,7 @@
 
 The training loop is Tianshou's on-policy step written out (as ``OnPolicyTrainer`` does it, without its
 epoch bookkeeping, so that it stops at a wall time and checkpoints on a clock): ``Collector.collect`` of
-``steps_per_collect`` decisions into a ``VectorReplayBuffer``, ``PPO.update`` over it (GAE, ``repeat``
+``decisions_per_batch`` decisions into a ``VectorReplayBuffer``, ``PPO.update`` over it (GAE, ``epochs``
 passes of minibatches), the buffer emptied. A trained policy is saved in the one export format
 (``policy.pt``, ``"movescore"``) that ``agents.load``, ``evaluate.py``, the league, ``ddz-play`` and the
 web page seat; Tianshou's own state (weights and optimizer) goes to ``tianshou_state.pt``, tensors only.
@@ -211,8 +211,8 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
 
 #: train()'s options and their defaults (``train.py --config tianshou --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
-    "opponents": ["rule"], "num_envs": 128, "steps_per_collect": 4096, "repeat": 2, "batch_size": 1024,
-    "learning_rate": 1e-3, "eps_clip": 0.2, "ent_coef": 0.01, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
+    "opponents": ["rule"], "num_envs": 128, "decisions_per_batch": 4096, "epochs": 2, "minibatch": 1024,
+    "learning_rate": 1e-3, "clip_epsilon": 0.2, "entropy_coeff": 0.01, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
@@ -224,8 +224,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
           **options: Any) -> dict:
     """Tianshou PPO with the move-scoring policy at one seat for ``seconds`` of wall time or ``decisions``
     learned from in all (the first reached; across resumes): ``num_envs`` tables of one batched env (``SeatTables``; table ``i`` plays against
-    ``opponents[i % n]``, each an ``agents.load`` spec), ``steps_per_collect`` decisions per collect, ``repeat`` passes of
-    ``batch_size`` minibatches per update. Rewards are rulebook scores times ``reward_scale``; gamma 1.
+    ``opponents[i % n]``, each an ``agents.load`` spec), ``decisions_per_batch`` per collect, ``epochs`` passes of
+    ``minibatch``-sized minibatches per update. Rewards are rulebook scores times ``reward_scale``; gamma 1.
 
     ``run_dir`` gets ``tianshou_state.pt`` (the algorithm's state dict: weights and optimizer, tensors),
     ``state.json`` (steps, wall and CPU seconds so far) and ``policy.pt`` (the export format) every
@@ -254,11 +254,11 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     collects = int(ses.done["collects"])
     torch.manual_seed(seed + collects)
     envs = SeatTables(n_envs, opps, seed=seed * 1000 + collects, reward_scale=o["reward_scale"])
-    algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["eps_clip"],
-                    ent_coef=o["ent_coef"], bid_epsilon=o["bid_epsilon"], gae_lambda=o["gae_lambda"])
+    algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["clip_epsilon"],
+                    ent_coef=o["entropy_coeff"], bid_epsilon=o["bid_epsilon"], gae_lambda=o["gae_lambda"])
     if ses.resuming:
         algo.load_state_dict(torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True))
-    buffer = VectorReplayBuffer(int(o["steps_per_collect"]) + n_envs * 64, n_envs)  # (a hand: at most ~30 of a
+    buffer = VectorReplayBuffer(int(o["decisions_per_batch"]) + n_envs * 64, n_envs)  # (a hand: at most ~30 of a
     collector = Collector[CollectStats](algo, envs, buffer)                          # seat's decisions)
     collector.reset()
     info = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in o.items()}, "seed": seed}
@@ -276,10 +276,10 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     with ses.keeping(save):
         while ses.running():
             with torch_train_mode(algo, False), torch.no_grad():
-                stats = collector.collect(n_step=int(o["steps_per_collect"]))
+                stats = collector.collect(n_step=int(o["decisions_per_batch"]))
             returns += [float(r) / o["reward_scale"] for r in np.asarray(stats.returns).reshape(-1)]
             with policy_within_training_step(algo.policy), torch_train_mode(algo):
-                algo.update(buffer=buffer, batch_size=int(o["batch_size"]), repeat=int(o["repeat"]))
+                algo.update(buffer=buffer, batch_size=int(o["minibatch"]), repeat=int(o["epochs"]))
             buffer.reset(keep_statistics=True)
             ses.done["steps"] += int(stats.n_collected_steps)
             ses.done["collects"] += 1

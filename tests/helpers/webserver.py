@@ -24,7 +24,7 @@ class Server:
         self.thread.start()
         t0 = time.time()
         while not self.server.started:
-            if time.time() - t0 > 30:
+            if time.time() - t0 > 120:  # (a hang guard: a busy machine starts it in seconds)
                 raise RuntimeError("the web server did not start")
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -41,6 +41,18 @@ class Server:
                 return r.status, json.loads(r.read())
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read())
+
+    def watch(self, body) -> tuple[int, dict]:
+        """A watched hand as the page gets it: ``POST /api/watch`` (202 and an id at once: the server plays the
+        hand off the request path), then ``GET /api/watch/{id}`` until it is over; (status, the last answer)."""
+        status, r = self.call("POST", "/api/watch", body)
+        if status != 202:
+            return status, r
+        while True:
+            status, r = self.call("GET", f"/api/watch/{r['id']}")
+            if status != 200 or r["done"]:
+                return status, r
+            time.sleep(0.01)
 
     def stop(self):
         self.server.should_exit = True

@@ -20,13 +20,14 @@ pytestmark = pytest.mark.integration
 
 #: each learner's options for a short run on a small network
 SMALL = {
-    "sb3": {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "state_layers": [64], "head_layers": [32]},
-    "tianshou": {"num_envs": 2, "steps_per_collect": 64, "batch_size": 64, "opponents": ["random"],
+    "sb3": {"num_envs": 2, "decisions_per_batch": 32, "minibatch": 32, "epochs": 1, "state_layers": [64],
+            "head_layers": [32]},
+    "tianshou": {"num_envs": 2, "decisions_per_batch": 64, "minibatch": 64, "opponents": ["random"],
                  "state_layers": [64], "head_layers": [32]},
     "ppo": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
     "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
                 "head_layers": [32]},
-    "rllib": {"num_envs": 8, "batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
+    "rllib": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
 }
 LEARNERS = [pytest.param(a, marks=pytest.mark.rllib) if a == "rllib" else a for a in ALGOS if a != "dmc"]
 
@@ -139,3 +140,36 @@ def test_a_run_evaluates_on_its_cadence_inside_one_training_call(name, tmp_path,
     assert len(calls) == 1 and calls[0] is not None
     assert len(frames) >= 3 and frames == sorted(set(frames)) and frames[-1] >= 900, frames
     assert inits == ([1] if name == "rllib" else [])
+
+
+#: each learner's options in the names it took before one name per idea (still taken this release)
+OLD_NAMES = {
+    "sb3": {"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1, "ent_coef": 0.02},
+    "tianshou": {"steps_per_collect": 64, "batch_size": 64, "repeat": 1, "eps_clip": 0.3, "ent_coef": 0.02},
+    "rllib": {"batch": 256},
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(a, marks=pytest.mark.rllib) if a == "rllib" else a
+                                  for a in OLD_NAMES])
+def test_an_ideas_old_option_name_still_works_with_a_one_line_deprecation(name, caplog):
+    """One name per idea across learners (the batch geometry, the entropy bonus, the clip); a shipped config's
+    old key keeps working one release, each with a one-line deprecation naming the new key."""
+    import logging
+
+    mod = learner(name)
+    with caplog.at_level(logging.WARNING, logger="ddz.train"):
+        o = mod.check_options(dict(OLD_NAMES[name]))
+    renamed = {"n_envs": "num_envs", "steps_per_collect": "decisions_per_batch", "batch": "decisions_per_batch",
+               "batch_size": "minibatch", "n_epochs": "epochs", "repeat": "epochs", "ent_coef": "entropy_coeff",
+               "eps_clip": "clip_epsilon", "n_steps": "decisions_per_batch"}
+    for old, value in OLD_NAMES[name].items():
+        assert old not in o
+        assert f"option {old!r} is now {renamed[old]!r}" in caplog.text, caplog.text
+        if old != "n_steps":
+            assert o[renamed[old]] == value
+    if name == "sb3":
+        assert o["decisions_per_batch"] == 16 * 2  # (n_steps a table x the tables)
+    with pytest.raises(ValueError, match="one option"):
+        mod.check_options({"num_envs": 2, "n_envs": 2} if name == "sb3" else
+                          {"decisions_per_batch": 256, list(OLD_NAMES[name])[0]: 256})

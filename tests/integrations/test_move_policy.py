@@ -220,7 +220,7 @@ def test_a_library_export_is_seated_by_the_league_the_terminal_and_the_web_page(
 
     s = Server(agents={"lib": str(path)})
     try:
-        status, r = s.call("POST", "/api/watch", {"players": ["lib", "random", "lib"], "seed": 2, "deal": 1})
+        status, r = s.watch({"players": ["lib", "random", "lib"], "seed": 2, "deal": 1})
         assert status == 200 and r["positions"][-1]["over"]
     finally:
         s.stop()

@@ -425,7 +425,7 @@ def test_web_seats_douzero_only_where_the_operator_configured_it(tmp_path):
     try:
         status, r = server.call("GET", "/api/agents")
         assert status == 200 and "dz" in r["agents"]
-        status, r = server.call("POST", "/api/watch", {"players": ["dz", "rule", "dz"], "seed": 1, "deal": 2})
+        status, r = server.watch({"players": ["dz", "rule", "dz"], "seed": 1, "deal": 2})
         assert status == 200 and r["record"]["players"] == ["dz", "rule", "dz"]
         for spec in (f"douzero:{folder}", "douzero:x"):  # a request never names a folder
             status, r = server.call("POST", "/api/games", {"seat": 0, "vs": [spec, "rule"]})
