@@ -5,9 +5,8 @@ through, each library's adapter and the one run and session they share.
 |---|---|
 | `seat_env` | `DouDizhuSeatEnv`: one seat as a Gymnasium env, agents at the other two (``gymnasium.make("ddz/DouDizhuSeat-v0")``, registered here by `register_gymnasium`) |
 | `move_policy` | the move-scoring policy: DMC's trunk scoring each legal move, its distributions and its export format (`policy.pt`) |
-| `selfplay` | self-play collection over the batched env and PPO over compact legal sets (TorchRL's learner) |
-| `sb3_policy`, `tianshou_nets`, `torchrl_modules`, `rllib_module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``) |
-| `seat_vector`, `collectors`, `rllib_tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), TorchRL's collector processes, RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
+| `sb3_policy`, `tianshou_nets`, `torchrl_modules` with `torchrl_learner`, `rllib_module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``; self-play over compact legal sets without a library is `agents.ppo`) |
+| `seat_vector`, `rllib_tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
 | `session`, `options`, `runner` | what every learner shares: clocks and cadences, option checks, the run folder |
 | `rllib_files` | reading RLlib checkpoints (ONNX export and the `onnx:` agent: `agents.onnx`) |
 """

@@ -9,10 +9,11 @@
                        turn at every table decides (``"seat"`` says which); ``("reward")`` (B, 3) holds the
                        three seats' rulebook scores when a hand ends (times ``reward_scale``)
 :func:`seat_returns`   a rollout's decisions with their own seat's return: self-play samples
-:func:`train`          the project's own PPO (``agents.ppo``, ``train.py --config ppo``) with each decision's
-                       distribution TorchRL's ``MaskedCategorical`` over its legal moves only
-                       (:func:`candidates_dist`) (``train.py --config torchrl``)
 =====================  ====================================================================================
+
+:func:`make_legal_actor` is :func:`make_actor` over each state's legal moves only (:class:`LegalCategorical`),
+what ``train.py --config torchrl`` learns with. :func:`candidates_dist` is TorchRL's ``MaskedCategorical`` over ragged legal sets (a ``dist_fn`` for
+``agents.ppo.selfplay.ppo_loss``).
 
 Why an ``EnvBase`` over the batched env and not ``PettingZooWrapper`` on the AEC env: the wrapper steps one
 table, observes all three seats (planes and a 24,648-long mask each) and every seat's group must get an
@@ -21,7 +22,8 @@ step on a loaded 2-core machine), while :class:`SelfPlayEnv` steps 64 tables in 
 the seats on turn. Self-play is then plain: every decision of every seat is a sample of the shared policy,
 and its return is that seat's score at the end of its hand (gamma 1, as DMC's targets).
 
-A trained policy is saved in the one export format (:func:`export_policy`, ``policy.pt``) that
+``train.py --config torchrl`` trains with these pieces, TorchRL's collector, ``GAE`` and ``ClipPPOLoss``
+(:mod:`agents.integrations.torchrl_learner`). A trained policy is saved in the one export format (:func:`export_policy`, ``policy.pt``) that
 ``agents.load``, ``evaluate.py``, the league, ``ddz-play`` and the web page seat.
 """
 from __future__ import annotations
@@ -42,8 +44,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.vector import VectorDouDizhu, expand_mask
 
-from ..ppo.learner import DEFAULTS
-from .move_policy import MoveScoringPolicy, gumbel_sample, save_policy
+from .move_policy import MoveScoringPolicy, gumbel_sample, legal_pairs, save_policy
 
 LOG_PROB = "action_log_prob"
 
@@ -89,6 +90,67 @@ def make_actor(policy: MoveScoringPolicy) -> ProbabilisticActor:
     module = TensorDictModule(_Logits(policy), in_keys=["observation", "action_mask"], out_keys=["logits", "mask"])
     return ProbabilisticActor(module, in_keys=["logits", "mask"], out_keys=["action"],
                               distribution_class=GumbelMaskedCategorical, return_log_prob=True, log_prob_key=LOG_PROB)
+
+
+class _LegalLogits(nn.Module):
+    """(planes, mask) -> (logits (B, W), ids (B, W)): the scores of each state's legal moves only, padded to the
+    largest legal set W of the batch (padding: id -1), and their action ids."""
+
+    def __init__(self, policy: MoveScoringPolicy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n = obs.shape[0]
+        rows, ids = legal_pairs(mask, n)
+        scores, _ = self.policy.score_legal(obs.reshape((n,) + OBS_SHAPE), rows, ids)
+        counts = torch.bincount(rows, minlength=n)
+        starts = torch.zeros(n + 1, dtype=torch.int64)
+        torch.cumsum(counts, 0, out=starts[1:])
+        slot = torch.arange(rows.numel()) - starts.index_select(0, rows)
+        width = int(counts.max()) if n else 1
+        logits = scores.new_zeros((n, width)).index_put((rows, slot), scores)
+        legal = torch.full((n, width), -1, dtype=torch.int64).index_put((rows, slot), ids)
+        return logits, legal
+
+
+class LegalCategorical(GumbelMaskedCategorical):
+    """TorchRL's ``MaskedCategorical`` over each state's legal moves only (``logits`` (B, W) of the legal ids
+    ``legal`` (B, W), -1 padding), its values the moves' action ids: the same distribution as
+    :class:`GumbelMaskedCategorical` over the 24,648-wide row, without 24,648-wide softmaxes, entropies and
+    gradients (measured: those took most of a TorchRL PPO update's time). ``log_prob`` takes action ids."""
+
+    def __init__(self, logits: torch.Tensor, legal: torch.Tensor):
+        super().__init__(logits=logits, mask=legal >= 0)
+        self.legal = legal
+
+    def _position(self, value: torch.Tensor) -> torch.Tensor:
+        return (self.legal == value.unsqueeze(-1)).to(torch.int8).argmax(-1)
+
+    def sample(self, sample_shape: torch.Size | tuple = ()) -> torch.Tensor:
+        pos = super().sample(sample_shape)
+        legal = self.legal.expand(pos.shape + self.legal.shape[-1:])
+        return legal.gather(-1, pos.unsqueeze(-1)).squeeze(-1)
+
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
+        return super().log_prob(self._position(value))
+
+    @property
+    def mode(self) -> torch.Tensor:
+        return self.legal.gather(-1, super().mode.unsqueeze(-1)).squeeze(-1)
+
+    @property
+    def deterministic_sample(self) -> torch.Tensor:
+        return self.mode
+
+
+def make_legal_actor(policy: MoveScoringPolicy) -> ProbabilisticActor:
+    """:func:`make_actor` with :class:`LegalCategorical`: ``("observation", "action_mask")`` -> ``"action"``
+    (an action id) and ``"action_log_prob"``, the logits (``"logits"``, ``"legal"``) only as wide as the
+    batch's largest legal set (what ``train.py --config torchrl`` learns with)."""
+    module = TensorDictModule(_LegalLogits(policy), in_keys=["observation", "action_mask"], out_keys=["logits", "legal"])
+    return ProbabilisticActor(module, in_keys=["logits", "legal"], out_keys=["action"],
+                              distribution_class=LegalCategorical, return_log_prob=True, log_prob_key=LOG_PROB)
 
 
 def make_critic(policy: MoveScoringPolicy) -> ValueOperator:
@@ -172,13 +234,10 @@ def seat_returns(data: TensorDict) -> tuple[TensorDict, np.ndarray]:
     return flat, ret[keep]
 
 
-# ---------------------------------------------------------------------------------------------- training
+# ---------------------------------------------------------------------------------------------- export
 def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: Any) -> None:
     """``policy`` in the one export format (``agents.load(path)`` seats it), marked as TorchRL's."""
     save_policy(policy, path, library="torchrl", **info)
-
-
-STATE_FILE = "torchrl_state.pt"
 
 
 def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos: torch.Tensor
@@ -197,24 +256,5 @@ def candidates_dist(scores: torch.Tensor, seg: torch.Tensor, n: int, choice_pos:
     return dist.log_prob(choice_pos - starts[:-1]), dist.entropy()
 
 
-def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = None, cadence: Any = None, seed: int = 0,
-          resume: bool = False, progress: bool = True, **options: Any) -> dict:
-    """``train.py --config torchrl``: the project's own PPO (:mod:`agents.ppo.learner`, ``train.py --config
-    ppo``) with each decision's distribution TorchRL's ``MaskedCategorical`` over its legal moves
-    (:func:`candidates_dist`): TorchRL supplies that distribution only. Its options are ``ppo``'s; its run
-    folder keeps ``torchrl_state.pt``."""
-    from ..ppo.learner import run
-
-    return run(seconds, run_dir, decisions=decisions, cadence=cadence, seed=seed, resume=resume, progress=progress,
-               library="torchrl", state_file=STATE_FILE, dist_fn=candidates_dist, **options)
-
-
-def check_options(options: dict) -> dict:
-    """``options`` over :data:`DEFAULTS` (``ppo``'s), each checked by value (``agents.integrations.options``)."""
-    from ..ppo.learner import check_options as check
-
-    return check(options, "torchrl")
-
-
-__all__ = ["make_actor", "make_critic", "GumbelMaskedCategorical", "SelfPlayEnv", "seat_returns", "export_policy", "train",
-           "candidates_dist", "check_options", "DEFAULTS"]
+__all__ = ["make_actor", "make_legal_actor", "make_critic", "GumbelMaskedCategorical", "LegalCategorical", "SelfPlayEnv", "seat_returns", "export_policy",
+           "candidates_dist"]

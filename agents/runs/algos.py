@@ -7,7 +7,7 @@
 ``ppo``         our PPO over compact legal sets, self-play                 :class:`LibraryConfig`
 ``sb3``         sb3-contrib's MaskablePPO, one seat                        :class:`LibraryConfig`
 ``tianshou``    Tianshou's PPO, one seat                                   :class:`LibraryConfig`
-``torchrl``     ``ppo`` with TorchRL's ``MaskedCategorical``, self-play      :class:`LibraryConfig`
+``torchrl``     TorchRL's PPO: its env, collector, GAE, ClipPPOLoss          :class:`LibraryConfig`
 ``rllib``       RLlib's PPO (new API stack), self-play                      :class:`LibraryConfig`
 ==============  =========================================================  ==================================
 
@@ -35,7 +35,8 @@ ALGOS: dict[str, tuple[str, str]] = {
     "ppo": ("agents.ppo.learner", "PPO over compact legal sets, self-play, ours (no RL library)"),
     "sb3": ("agents.integrations.sb3_policy", "sb3-contrib MaskablePPO, one seat"),
     "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
-    "torchrl": ("agents.integrations.torchrl_modules", "ppo with TorchRL's MaskedCategorical, self-play"),
+    "torchrl": ("agents.integrations.torchrl_learner",
+                "TorchRL's PPO: its env, collector, GAE and ClipPPOLoss, self-play"),
     "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
 }
 DEFAULT_ALGO = "dmc"
