@@ -138,7 +138,8 @@ def test_a_run_evaluates_on_its_cadence_inside_one_training_call(name, tmp_path,
     assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
     frames = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
     assert len(calls) == 1 and calls[0] is not None
-    assert len(frames) >= 3 and frames == sorted(set(frames)) and frames[-1] >= 900, frames
+    # (at least one evaluation inside the call, the run's end one after it; a batch can cross two points)
+    assert len(frames) >= 2 and frames == sorted(set(frames)) and 300 <= frames[0] < 900 <= frames[-1], frames
     assert inits == ([1] if name == "rllib" else [])
 
 
