@@ -46,10 +46,12 @@ class Server:
         """A watched hand as the page gets it: ``POST /api/watch`` (202 and an id at once: the server plays the
         hand off the request path), then ``GET /api/watch/{id}`` until it is over; (status, the last answer)."""
         status, r = self.call("POST", "/api/watch", body)
-        if status != 202:
-            return status, r
+        return (status, r) if status != 202 else self.watched(r["id"])
+
+    def watched(self, wid: str) -> tuple[int, dict]:
+        """``GET /api/watch/{wid}`` until the hand is over (or an error): (status, the last answer)."""
         while True:
-            status, r = self.call("GET", f"/api/watch/{r['id']}")
+            status, r = self.call("GET", f"/api/watch/{wid}")
             if status != 200 or r["done"]:
                 return status, r
             time.sleep(0.01)

@@ -54,14 +54,6 @@ def gated(monkeypatch):
     server.stop()
 
 
-def _until_over(server, wid):
-    while True:
-        status, r = server.call("GET", f"/api/watch/{wid}")
-        if status != 200 or r["done"]:
-            return status, r
-        time.sleep(0.01)
-
-
 # ---------------------------------------------------------------------------- item 7: watched hands
 def test_a_watched_hand_is_played_off_the_request_path_and_the_server_serves_meanwhile(gated):
     """POST /api/watch played the whole hand inside the request, under the games' one lock: every request
@@ -82,7 +74,7 @@ def test_a_watched_hand_is_played_off_the_request_path_and_the_server_serves_mea
     status, r = server.call("GET", f"/api/watch/{wid}", timeout=30)
     assert status == 200 and r == {"id": wid, "done": False, "moves": 0}, r  # still held: nothing waited for it
     gate.set()
-    status, r = _until_over(server, wid)
+    status, r = server.watched(wid)
     assert status == 200 and set(r) == {"id", "done", "moves", "record", "positions"}, r
     rec = r["record"]
     assert r["id"] == wid and r["moves"] == len(rec["actions"]) and rec["players"] == ["test-gated", "rule", "test-gated"]
@@ -94,7 +86,7 @@ def test_a_watched_hand_that_fails_says_so_and_too_many_waiting_are_refused(gate
     server, gate = gated
     status, r = server.call("POST", "/api/watch", {"players": ["rule", "test-broken", "rule"]})
     assert status == 202, r
-    status, r = _until_over(server, r["id"])
+    status, r = server.watched(r["id"])
     assert status == 500 and set(r) == {"error"} and "agent test-broken failed at seat 1" in r["error"], r
     assert server.call("GET", "/api/watch/w999")[0] == 404
     monkeypatch.setattr(T, "MAX_WATCHES_WAITING", 2)
@@ -103,7 +95,7 @@ def test_a_watched_hand_that_fails_says_so_and_too_many_waiting_are_refused(gate
     assert status == 503 and "2 watched hands are waiting" in r["error"], r
     gate.set()
     for wid in waiting:
-        assert _until_over(server, wid)[1]["done"]
+        assert server.watched(wid)[1]["done"]
     assert server.call("POST", "/api/watch", {"players": ["rule"] * 3})[0] == 202
 
 
