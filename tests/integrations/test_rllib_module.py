@@ -28,7 +28,7 @@ def run(tmp_path_factory):
     """One short self-play run, resumed once: (its folder, the two results)."""
     torch.set_num_threads(1)
     d = tmp_path_factory.mktemp("rllib") / "run"
-    opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9,
+    opts = dict(num_envs=8, decisions_per_batch=256, minibatch=128, epochs=1, state_layers=(64,), head_layers=(32,), progress_seconds=1e9,
                 opponents=["rule"], opponent_share=0.5)
     first = train(float("inf"), d, decisions=256, seed=1, progress=False, **opts)
     second = train(float("inf"), d, decisions=first["steps"] + 256, seed=1, resume=True, progress=False, **opts)
@@ -185,9 +185,9 @@ def test_batches_too_small_for_the_tables_are_refused_before_the_run_folder_is_t
 
     run = tmp_path / "run"
     with pytest.raises(ValueError, match="num_envs 128"):
-        train(5, run, progress=False, num_envs=128, batch=256, minibatch=128)
-    with pytest.raises(ValueError, match="minibatch 512 is larger than batch 256"):
-        train(5, run, progress=False, num_envs=8, batch=256, minibatch=512)
+        train(5, run, progress=False, num_envs=128, decisions_per_batch=256, minibatch=128)
+    with pytest.raises(ValueError, match="minibatch 512 is larger than decisions_per_batch 256"):
+        train(5, run, progress=False, num_envs=8, decisions_per_batch=256, minibatch=512)
     assert not run.exists()
     with pytest.raises(ValueError, match="num_envs 64"):
         build_config(num_envs=64, batch=128)
@@ -275,7 +275,7 @@ def test_reward_win_makes_the_env_pay_plus_or_minus_one_and_a_bad_reward_is_refu
             break
     assert sorted(total.values()) in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [0.0, 0.0, 0.0])  # (0: all passed)
     with pytest.raises(ValueError, match="reward"):
-        train(5, tmp_path / "run", progress=False, num_envs=8, batch=256, minibatch=128, reward="wins")
+        train(5, tmp_path / "run", progress=False, num_envs=8, decisions_per_batch=256, minibatch=128, reward="wins")
     assert not (tmp_path / "run").exists()
 
 

@@ -108,7 +108,7 @@ def test_a_run_on_the_tables_counts_each_decision_once(tmp_path):
     assert sum(r["num_module_steps_sampled"][MODULE_ID] for r in got) >= decisions + 2 * hands
     assert [decisions_sampled({"env_runners": r}) for r in got] == [r[DECISIONS][MODULE_ID] for r in got]
 
-    opts = dict(num_envs=8, batch=256, minibatch=128, epochs=1, state_layers=(32,), head_layers=(16,),
+    opts = dict(num_envs=8, decisions_per_batch=256, minibatch=128, epochs=1, state_layers=(32,), head_layers=(16,),
                 progress_seconds=1e9, reward="win")
     out = train(float("inf"), tmp_path / "v", decisions=256, seed=2, progress=False, vector_env=True, **opts)
     assert 0 < out["steps"] == json.loads((tmp_path / "v" / "state.json").read_text())["steps"]
