@@ -6,6 +6,7 @@ brute-force references are slow by design).  Choose another profile with
 ``HYPOTHESIS_PROFILE=dev`` (random, still no deadline) to explore.
 """
 import os
+import signal
 import sys
 import warnings
 
@@ -15,6 +16,12 @@ from hypothesis import HealthCheck, settings
 # tests/helpers/ on the path: the test modules (in folders by layer) share its modules (one
 # ``bruteforce`` module and its caches; ``common``: the repository's paths; a web server; faulty agents)
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
+
+# a suite started in the background (nohup, or `cmd &` in a script) inherits SIGINT ignored, and a program whose
+# SIGINT is ignored is rightly not stopped by Ctrl-C (agents/runs/stop.py); the tests of Ctrl-C, here and in the
+# programs they start, need the handler a terminal gives (a Python handler is reset to the default at exec)
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "ci",
