@@ -44,10 +44,10 @@ class Broken(RuleAgent):
 
 @pytest.fixture
 def gated(monkeypatch):
-    """A server that seats ``test-gated`` (waits for the gate) and ``test-broken`` (fails); the gate, closed."""
+    """A server that seats ``test-gated`` (waits for the gate) and ``test-fails-at-table`` (fails); the gate, closed."""
     gate = threading.Event()
     monkeypatch.setitem(loader._REGISTRY, "test-gated", lambda checkpoint=None: Gated(gate))
-    monkeypatch.setitem(loader._REGISTRY, "test-broken", lambda checkpoint=None: Broken())
+    monkeypatch.setitem(loader._REGISTRY, "test-fails-at-table", lambda checkpoint=None: Broken())
     server = Server()
     yield server, gate
     gate.set()  # (a hand still waiting ends, so that the server stops)
@@ -84,10 +84,10 @@ def test_a_watched_hand_is_played_off_the_request_path_and_the_server_serves_mea
 
 def test_a_watched_hand_that_fails_says_so_and_too_many_waiting_are_refused(gated, monkeypatch):
     server, gate = gated
-    status, r = server.call("POST", "/api/watch", {"players": ["rule", "test-broken", "rule"]})
+    status, r = server.call("POST", "/api/watch", {"players": ["rule", "test-fails-at-table", "rule"]})
     assert status == 202, r
     status, r = server.watched(r["id"])
-    assert status == 500 and set(r) == {"error"} and "agent test-broken failed at seat 1" in r["error"], r
+    assert status == 500 and set(r) == {"error"} and "agent test-fails-at-table failed at seat 1" in r["error"], r
     assert server.call("GET", "/api/watch/w999")[0] == 404
     monkeypatch.setattr(T, "MAX_WATCHES_WAITING", 2)
     waiting = [server.call("POST", "/api/watch", {"players": ["test-gated"] * 3})[1]["id"] for _ in range(2)]
