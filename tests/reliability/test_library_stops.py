@@ -183,7 +183,7 @@ sys.exit(train.main(sys.argv[1:]))
 
 @pytest.mark.parametrize("algo, options", [
     ("ppo", {"num_envs": 8, "decisions_per_batch": 128, "minibatch": 64}),
-    ("tianshou", {"num_envs": 2, "steps_per_collect": 64, "batch_size": 64, "opponents": ["random"]}),
+    ("tianshou", {"num_envs": 2, "decisions_per_batch": 64, "minibatch": 64, "opponents": ["random"]}),
 ])
 def test_a_library_run_that_cannot_write_its_state_ends_in_one_line_not_a_traceback(tmp_path, algo, options):
     """N28 (TorchRL and Tianshou in the report; ppo is the learner TorchRL wrapped): files may grow to 60 kB only (RLIMIT_FSIZE: every write past it fails, as on a full disk), so the
