@@ -41,7 +41,7 @@ def test_config_by_path_still_works_and_bad_names_list_the_shipped_ones(tmp_path
     assert load_config(own).batch_size == 64 and load_config(str(own)).name == "mine"
     monkeypatch.chdir(tmp_path)
     assert load_config("mine.yaml").name == "mine"  # a relative path
-    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, demo, douzero, gpu, ppo, ppo-1h, rllib, sb3, smoke, tianshou, torchrl"):
+    with pytest.raises(ValueError, match=r"unknown config 'defualt'.*default, demo, douzero, gpu, ppo, ppo-1h, ppo-finetune, rllib, sb3, smoke, tianshou, torchrl"):
         load_config("defualt")
     with pytest.raises(FileNotFoundError, match=r"'configs/default.yaml' not found.*default, demo, douzero"):
         load_config("configs/default.yaml")
