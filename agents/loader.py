@@ -105,8 +105,8 @@ class Scheme:
 
 #: scheme specs (``"scheme:REST"``) -> how each is read and its factory
 _SCHEMES: dict[str, Scheme] = {"douzero": Scheme("agents.douzero.agent:from_spec", value_is_spec=True),  # ?bidder=SPEC
-                               "sb3": Scheme("agents.integrations.sb3_policy:from_spec", options=False),
-                               "rllib": Scheme("agents.integrations.rllib_files:from_spec"),  # ?trust=yes
+                               "sb3": Scheme("agents.integrations.sb3.policy:from_spec", options=False),
+                               "rllib": Scheme("agents.integrations.rllib.files:from_spec"),  # ?trust=yes
                                "search": Scheme("agents.search.agent:from_spec", target_is_spec=True),
                                "onnx": Scheme("agents.onnx.agent:from_spec", options=False)}
 

@@ -15,7 +15,7 @@ timed in CPU seconds of this process (``time.process_time``). Rows:
 * ``tianshou``: ``tianshou.env.PettingZooEnv`` (mask as a Python list of 24648 bools);
 * ``torchrl``: ``torchrl.envs.PettingZooWrapper(use_mask=True)`` (observes all three seats per step);
 * ``rllib``: ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` with the float dict obs of
-  ``agents.integrations.rllib_module.make_env`` (what ``examples/rllib_ppo.py`` trains on).
+  ``agents.integrations.rllib.module.make_env`` (what ``examples/rllib_ppo.py`` trains on).
 
 A library that is not installed is reported as such and skipped.
 
@@ -195,7 +195,7 @@ def bench_torchrl(seconds: float):
 
 
 def bench_rllib(seconds: float):
-    from agents.integrations.rllib_module import make_env
+    from agents.integrations.rllib.module import make_env
 
     env = make_env()
     rng = np.random.default_rng(0)

@@ -10,10 +10,10 @@ One after another on this machine (never two at once: each has the whole CPU), e
 
 ==========  ============================================================================================
 ``dmc``     our DMC trainer, ``train.py --config default`` (``max_seconds``; in-training evaluation off)
-``sb3``     sb3-contrib's MaskablePPO with ``agents.integrations.sb3_policy`` (one seat against opponents)
-``tianshou`` Tianshou's PPO with ``agents.integrations.tianshou_nets`` (one seat against opponents)
-``torchrl`` TorchRL's PPO with ``agents.integrations.torchrl_modules``, self-play: all three seats learn
-``rllib``   RLlib's PPO (new API stack) with ``agents.integrations.rllib_module``, self-play (run with the
+``sb3``     sb3-contrib's MaskablePPO with ``agents.integrations.sb3.policy`` (one seat against opponents)
+``tianshou`` Tianshou's PPO with ``agents.integrations.tianshou.nets`` (one seat against opponents)
+``torchrl`` TorchRL's PPO with ``agents.integrations.torchrl.modules``, self-play: all three seats learn
+``rllib``   RLlib's PPO (new API stack) with ``agents.integrations.rllib.module``, self-play (run with the
             RLlib venv's python, ``--rllib-python``, since Ray pins its own Gymnasium)
 ==========  ============================================================================================
 
@@ -49,14 +49,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: name -> (what trains it, a label for the table); a library learner is "module" (its train())
-LEARNERS = {
-    "dmc": ("train.py --config default", "DMC (ours), default config"),
-    "sb3": ("agents.integrations.sb3_policy", "SB3 MaskablePPO, one seat"),
-    "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
-    "torchrl": ("agents.integrations.torchrl_modules", "TorchRL PPO, self-play"),
-    "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
-}
+from agents.runs.algos import ALGOS  # noqa: E402  (the one table of learners: each one's label)
+
+#: name -> (what trains it: its module, DMC's `train.py --config default`; a label for the table)
+LEARNERS = {name: ("train.py --config default" if name == "dmc" else module, label)
+            for name, (module, label) in ALGOS.items()}
 DEFAULT_RLLIB_PYTHON = ROOT / ".venv-rllib" / "bin" / "python"
 
 

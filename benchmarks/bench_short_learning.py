@@ -60,7 +60,7 @@ def sb3(seed: int) -> tuple[float, float]:
 
     from agents.evaluation.protocols import evaluate
     from agents.integrations.move_policy import MoveScoringAgent
-    from agents.integrations.sb3_policy import MoveScoringSB3Policy
+    from agents.integrations.sb3.policy import MoveScoringSB3Policy
     from agents.integrations.seat_env import DouDizhuSeatEnv
 
     env = DummyVecEnv([lambda: Monitor(DouDizhuSeatEnv(opponents="random", reward_scale=0.05)) for _ in range(8)])

@@ -4,7 +4,7 @@
     .venv-rllib/bin/python examples/rllib_ppo.py [--iterations 4 --batch 1024 --eval-deals 20]
 
 RLlib's multi-agent idiom: ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` over the AEC env
-(``agents.integrations.rllib_module.make_env``: each observation with its legal action ids), one module
+(``agents.integrations.rllib.module.make_env``: each observation with its legal action ids), one module
 ``"shared"`` that ``policy_mapping_fn`` gives to all three seats (self-play: every seat's decisions train
 it), ``MoveScoringRLModule`` (each legal move scored from its own features, as the DMC agent does; the
 value from the same trunk). ``disable_env_checking=True``: RLlib's pre-check steps the env with an
@@ -20,7 +20,7 @@ import argparse
 import os
 import tempfile
 
-from agents.integrations.rllib_module import MODULE_ID, RLlibObs, build_config, export_policy, make_env
+from agents.integrations.rllib.module import MODULE_ID, RLlibObs, build_config, export_policy, make_env
 
 __all__ = ["RLlibObs", "make_env", "train", "main"]
 

@@ -11,7 +11,7 @@ The learning seat's score per hand is measured before and after training against
 ``random`` on the same seeded duplicate deals (``agents.evaluation.protocols.evaluate``); the
 trained policy is saved in the one export format and seated again with ``agents.load``, and the
 SB3 zip itself as ``sb3:ZIP``. For a time budget with checkpoints and resume, see
-``agents.integrations.sb3_policy.train``.
+``agents.integrations.sb3.policy.train``.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def main(argv=None) -> dict:
     import agents
     from agents.evaluation.protocols import evaluate
     from agents.integrations.move_policy import MoveScoringAgent
-    from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy
+    from agents.integrations.sb3.policy import MoveScoringSB3Policy, export_policy
     from agents.integrations.seat_env import DouDizhuSeatEnv
 
     torch.set_num_threads(args.threads)

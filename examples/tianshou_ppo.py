@@ -7,8 +7,8 @@ Tianshou's own pieces, as in its PPO examples:
 
 * env: the single-seat Gymnasium env (a random learning seat per hand, the two others played by
   ``--opponent``, an ``agents.load`` spec) with Tianshou's masked observation ``{"obs", "mask"}``
-  (``agents.integrations.tianshou_nets.seat_env``), in a ``DummyVectorEnv``;
-* algorithm: ``PPO`` over ``DiscreteActorPolicy`` (``agents.integrations.tianshou_nets.make_ppo``): the
+  (``agents.integrations.tianshou.nets.seat_env``), in a ``DummyVectorEnv``;
+* algorithm: ``PPO`` over ``DiscreteActorPolicy`` (``agents.integrations.tianshou.nets.make_ppo``): the
   actor's logits are the move-scoring policy's, each legal move scored from its own features (as the DMC
   agent does), ``-inf`` elsewhere; the critic is the same trunk's value head;
 * training: ``algorithm.run_training(OnPolicyTrainerParams(...))``, Tianshou's ``OnPolicyTrainer``.
@@ -34,7 +34,7 @@ def build(opponent: str = "random", num_envs: int = 4, lr: float = 1e-2, hidden:
     from tianshou.env import DummyVectorEnv
 
     from agents.integrations.move_policy import MoveScoringPolicy
-    from agents.integrations.tianshou_nets import make_ppo, seat_env
+    from agents.integrations.tianshou.nets import make_ppo, seat_env
 
     torch.manual_seed(seed)
     np.random.seed(seed)  # (Tianshou shuffles its minibatches with numpy's global generator)
@@ -48,7 +48,7 @@ def build(opponent: str = "random", num_envs: int = 4, lr: float = 1e-2, hidden:
 def score(policy, opponent: str, deals: int, seed: int = 10_000) -> float:
     """``policy``'s score per hand against ``opponent``, duplicate, on ``deals`` seeded deals (via its export)."""
     from agents.evaluation.protocols import evaluate
-    from agents.integrations.tianshou_nets import export_policy
+    from agents.integrations.tianshou.nets import export_policy
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "policy.pt")

@@ -9,7 +9,7 @@ TorchRL's own pieces, as in its PPO tutorial:
   seats played by the random agent, a random learning seat per hand) with the seat's legal
   actions added to the observation (``WithActionMask``), in TorchRL's ``GymWrapper``;
 * policy: ``ProbabilisticActor`` with ``MaskedCategorical`` over the 24648 actions, its logits the
-  move-scoring policy's (``agents.integrations.torchrl_modules.make_actor``: each legal move scored
+  move-scoring policy's (``agents.integrations.torchrl.modules.make_actor``: each legal move scored
   from its own features, as the DMC agent does);
 * critic: ``ValueOperator`` on the same trunk (``make_critic``); advantages: ``GAE``; loss: ``ClipPPOLoss``;
 * data: ``Collector`` (TorchRL's single-process collector, formerly ``SyncDataCollector``)
@@ -18,7 +18,7 @@ TorchRL's own pieces, as in its PPO tutorial:
 Before and after training it plays the same seeded evaluation hands (deals, seats and
 random opponents) and prints the learning seat's mean rulebook score per hand.
 
-Self-play, all three seats learning, is ``train.py --config torchrl`` (``torchrl_modules.SelfPlayEnv`` in
+Self-play, all three seats learning, is ``train.py --config torchrl`` (``torchrl.modules.SelfPlayEnv`` in
 ``agents/integrations/``, the batched env as a TorchRL env).
 """
 from __future__ import annotations
@@ -73,9 +73,9 @@ def make_env(gym_env=None, seed: int = 0):
 def make_actor_critic(hidden: int = 128):
     """The move-scoring policy (``agents.integrations.move_policy``) as TorchRL's ``ProbabilisticActor``
     (``MaskedCategorical``: writes ``action`` and ``action_log_prob``) and ``ValueOperator`` (its value
-    head), from ``agents.integrations.torchrl_modules``: each legal move is scored from its own features."""
+    head), from ``agents.integrations.torchrl.modules``: each legal move is scored from its own features."""
     from agents.integrations.move_policy import MoveScoringPolicy
-    from agents.integrations.torchrl_modules import make_actor, make_critic
+    from agents.integrations.torchrl.modules import make_actor, make_critic
 
     policy = MoveScoringPolicy(state_layers=(hidden,), head_layers=(hidden // 2,), hand_after=True)
     return make_actor(policy), make_critic(policy)

@@ -5,10 +5,10 @@ through, each library's adapter and the one run and session they share.
 |---|---|
 | `seat_env` | `DouDizhuSeatEnv`: one seat as a Gymnasium env, agents at the other two (``gymnasium.make("ddz/DouDizhuSeat-v0")``, registered here by `register_gymnasium`) |
 | `move_policy` | the move-scoring policy: DMC's trunk scoring each legal move, its distributions and its export format (`policy.pt`) |
-| `sb3_policy`, `tianshou_nets`, `torchrl_modules` with `torchrl_learner`, `rllib_module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``; self-play over compact legal sets without a library is `agents.ppo`) |
-| `seat_vector`, `rllib_tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
+| `sb3.policy`, `tianshou.nets`, `torchrl.modules` with `torchrl.learner`, `rllib.module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``; self-play over compact legal sets without a library is `agents.ppo`) |
+| `seat_vector`, `rllib.tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
 | `session`, `options`, `runner` | what every learner shares: clocks and cadences, option checks, the run folder |
-| `rllib_files` | reading RLlib checkpoints (ONNX export and the `onnx:` agent: `agents.onnx`) |
+| `rllib.files` | reading RLlib checkpoints (ONNX export and the `onnx:` agent: `agents.onnx`) |
 """
 from __future__ import annotations
 

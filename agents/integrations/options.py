@@ -93,6 +93,9 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
     """``options`` over ``defaults``, each value checked (``ValueError`` naming the learner and the option);
     with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once. An idea's old name
     is read as its one name (:func:`renamed`)."""
+    unchecked = sorted(set(defaults) - set(CHECKS))
+    if unchecked:  # (a learner's option cannot exist without its check: said at its first use, tests included)
+        raise TypeError(f"{learner}: option {unchecked[0]!r} has no check in agents.integrations.options.CHECKS")
     options = renamed(learner, options, defaults)
     unknown = sorted(set(options) - set(defaults))
     if unknown:

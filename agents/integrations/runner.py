@@ -252,7 +252,8 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         _views(run_dir, tb, {"steps": steps, "steps_per_second": rate}, rows)
         last.update(steps=steps, seconds=seconds)
 
-    cadence = Cadence(evaluation, cfg.eval_every_seconds, cfg.eval_every_decisions, last=(done, steps))
+    cadence = Cadence(evaluation, cfg.eval_every_seconds, cfg.eval_every_decisions, last=(done, steps),
+                      at_start=cfg.eval_at_start and steps == 0 and 0 not in evaluated)
     with StopSignals():  # (SIGTERM as Ctrl-C: the learner saves its work, Session.keeping)
         # one call for the whole run: the learner evaluates on the cadence inside its training (a library
         # starts once a run), and stops at the first budget reached

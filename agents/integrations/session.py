@@ -12,6 +12,7 @@ the cadences        a checkpoint every ``checkpoint_seconds`` and a progress lin
                     row of the learner's diagnostics in ``diagnostics.csv`` (losses, entropy, KL...)
 the budget          :meth:`running`: until either budget is spent, and at least one update in a call that
                     starts below it (a slow start-up on a loaded machine would otherwise train nothing)
+the start           :meth:`keeping`: with the run's ``eval_at_start``, the untrained policy evaluated first
 the end             :meth:`finish`: the last checkpoint, the closing line, ``train``'s result
 the stops           :meth:`keeping`: on Ctrl-C (SIGTERM too, where ``train.py`` turns it into one) or a
                     :class:`LearnerStopped` (a collector process died), a last checkpoint of the work so
@@ -72,8 +73,9 @@ class Cadence:
     about 20 s, once) and the evaluation's time is not training's."""
 
     def __init__(self, evaluate: Callable[[int, float], None], every_seconds: float = 0.0, every_decisions: int = 0,
-                 last: tuple[float, int] = (0.0, 0)):
+                 last: tuple[float, int] = (0.0, 0), at_start: bool = False):
         self.evaluate, self.every_seconds, self.every_decisions = evaluate, float(every_seconds), int(every_decisions)
+        self.at_start = bool(at_start)  # evaluate the untrained policy (when the run starts at 0 decisions)
         self.passed({"wall_seconds": last[0], "steps": last[1]})
 
     def passed(self, t: dict) -> None:
@@ -222,8 +224,16 @@ class Session:
 
     @contextlib.contextmanager
     def keeping(self, save: Callable[[], None]) -> Iterator[None]:
-        """The training loop's block: a stop inside it (Ctrl-C, :class:`LearnerStopped`) writes the learner's
-        files and ``state.json`` once more before it goes on (a failed write leaves the last checkpoint, whole)."""
+        """The training loop's block. Entering it, a run that asks for ``eval_at_start`` and has learned nothing
+        yet evaluates the untrained policy; a stop inside it (Ctrl-C, :class:`LearnerStopped`) writes the
+        learner's files and ``state.json`` once more before it goes on (a failed write leaves the last
+        checkpoint, whole)."""
+        if self.cadence is not None and self.cadence.at_start and int(self.done["steps"]) == 0:
+            self.save(save)  # (policy.pt: the untrained policy, evaluated at 0 decisions: the curve's first point)
+            self.cadence.at_start = False
+            self.cadence.evaluate(0, float(self.done["wall_seconds"]))
+            self.wall0, self.cpu0 = self.clock(), time.process_time()  # (the evaluation is not training time)
+            self.saved = self.shown = self.clock()
         try:
             yield
         except (KeyboardInterrupt, LearnerStopped):

@@ -42,6 +42,7 @@ from ddz_env.observation import OBS_CELLS
 from ..base import Decisions
 from ..dmc.model import BIDDING_NET, HIDDEN_CELLS, NUM_NETS, hidden_hands
 from ..integrations.move_policy import MoveScoringAgent, MoveScoringPolicy, net_of_planes
+from ..integrations.targets import hand_target
 
 
 # ---------------------------------------------------------------------------------------------- segment functions
@@ -133,8 +134,8 @@ def hand_targets(seat: np.ndarray, bidding: np.ndarray, values: np.ndarray, scor
             idx = np.flatnonzero((seat == s) & (bidding == bid))
             if idx.size == 0:
                 continue
-            final = scores[s] / score_scale if bid or target == "scale" else float(np.sign(scores[s]))
-            adv[idx], ret[idx] = gae(values[idx].astype(np.float32), float(final), lam)
+            final = hand_target(scores[s], bid, target, score_scale)
+            adv[idx], ret[idx] = gae(values[idx].astype(np.float32), final, lam)
     return adv, ret
 
 

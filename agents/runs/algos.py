@@ -33,11 +33,11 @@ from .config import key as _key
 ALGOS: dict[str, tuple[str, str]] = {
     "dmc": ("agents.dmc.learner.trainer", "DMC (Deep Monte-Carlo), ours"),
     "ppo": ("agents.ppo.learner", "PPO over compact legal sets, self-play, ours (no RL library)"),
-    "sb3": ("agents.integrations.sb3_policy", "sb3-contrib MaskablePPO, one seat"),
-    "tianshou": ("agents.integrations.tianshou_nets", "Tianshou PPO, one seat"),
-    "torchrl": ("agents.integrations.torchrl_learner",
+    "sb3": ("agents.integrations.sb3.policy", "sb3-contrib MaskablePPO, one seat"),
+    "tianshou": ("agents.integrations.tianshou.nets", "Tianshou PPO, one seat"),
+    "torchrl": ("agents.integrations.torchrl.learner",
                 "TorchRL's PPO: its env, collector, GAE and ClipPPOLoss, self-play"),
-    "rllib": ("agents.integrations.rllib_module", "RLlib PPO, self-play"),
+    "rllib": ("agents.integrations.rllib.module", "RLlib PPO, self-play"),
 }
 DEFAULT_ALGO = "dmc"
 #: algo -> the modules its library brings and the extra that installs them (checked before a run folder is made)
@@ -91,6 +91,7 @@ class LibraryConfig:
                                      "only at the end", "evaluation")
     eval_every_decisions: int = _key(0, "> 0: also evaluate every this many decisions learned (with "
                                      "eval_every_seconds: whichever comes first)")
+    eval_at_start: bool = _key(False, "also evaluate the untrained policy (0 decisions): the curve's first point")
     eval_deals: int = _key(100, "seeded deals per evaluation (duplicate, x6 hands)")
     eval_seed: int = _key(10_000, "seed of the evaluation deals (fixed for the whole run)")
     eval_opponents: list[str] = _key(["random", "rule"], "evaluation opponents (agents.load specs)")

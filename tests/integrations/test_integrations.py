@@ -356,7 +356,7 @@ def test_tianshou_ppo_trainer_trains_against_random_seats(one_thread):
     pytest.importorskip("tianshou")
     import torch
 
-    from agents.integrations.tianshou_nets import MaskedSeatEnv
+    from agents.integrations.tianshou.nets import MaskedSeatEnv
 
     ex = load_example("tianshou_ppo")
     envs = []

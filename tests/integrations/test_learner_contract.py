@@ -43,6 +43,18 @@ def test_every_library_learner_has_its_small_options():
 
 
 @pytest.mark.parametrize("name", LEARNERS)
+def test_every_option_of_a_learner_has_its_check(name):
+    """An option cannot exist without its check: each learner's options are in CHECKS, and an option that is
+    not is refused at the first use of the learner's checks."""
+    from agents.integrations.options import CHECKS, check_options
+
+    mod = learner(name)
+    assert set(mod.DEFAULTS) <= set(CHECKS), sorted(set(mod.DEFAULTS) - set(CHECKS))
+    with pytest.raises(TypeError, match="option 'new_knob' has no check"):
+        check_options(name, {}, {**mod.DEFAULTS, "new_knob": 1}, load_specs=False)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
 def test_train_resumes_exports_and_stops_at_its_budget(name, tmp_path, capsys):
     import torch
 
@@ -141,6 +153,27 @@ def test_a_run_evaluates_on_its_cadence_inside_one_training_call(name, tmp_path,
     # (at least one evaluation inside the call, the run's end one after it; a batch can cross two points)
     assert len(frames) >= 2 and frames == sorted(set(frames)) and 300 <= frames[0] < 900 <= frames[-1], frames
     assert inits == ([1] if name == "rllib" else [])
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_eval_at_start_evaluates_the_untrained_policy_first(name, tmp_path):
+    """``eval_at_start``: eval.csv's first row is the untrained policy's (0 decisions), as DMC's; a resume does
+    not evaluate it again."""
+    import train as cli
+
+    learner(name)
+    run = tmp_path / "run"
+    sets = ["--set", "max_seconds=0", "--set", "max_decisions=200", "--set", "eval_at_start=true",
+            "--set", "eval_deals=1", "--set", "eval_opponents=[random]"]
+    for k, v in SMALL[name].items():
+        sets += ["--set", f"options.{k}={json.dumps(v)}"]
+    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
+    frames = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
+    assert frames[0] == 0 and frames[-1] >= 200 and len(frames) == 2, frames
+    assert int(next(csv.DictReader(open(run / "log.csv")))["steps"]) == 0
+    assert cli.main(["--resume", str(run), "--no-progress", "--set", "max_decisions=400"]) == 0
+    again = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
+    assert again[:2] == frames and again.count(0) == 1 and again[-1] >= 400, again
 
 
 #: each learner's options in the names it took before one name per idea (still taken this release)

@@ -1,4 +1,4 @@
-"""RLlib adapter (agents/integrations/rllib_module.py, run in the RLlib venv: make test): the RLModule's
+"""RLlib adapter (agents/integrations/rllib/module.py, run in the RLlib venv: make test): the RLModule's
 logits and values are the move-scoring policy's, one module plays all three seats, train() checkpoints,
 resumes and exports what agents.load seats, and rllib:DIR reads a run folder weights-only and an RLlib
 checkpoint only when trusted."""
@@ -16,7 +16,7 @@ import agents  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.dmc.model import BIDDING_NET  # noqa: E402
 from agents.integrations.move_policy import net_of_planes  # noqa: E402
-from agents.integrations.rllib_module import (LEGAL_WIDTH, MODULE_ID, FixedAgentRLModule, MoveScoringRLModule,  # noqa: E402
+from agents.integrations.rllib.module import (LEGAL_WIDTH, MODULE_ID, FixedAgentRLModule, MoveScoringRLModule,  # noqa: E402
                                              RLlibObs, SeatsToModules, SplitTargetsEnv, build_config, decisions_sampled, make_env,
                                              train)
 
@@ -181,7 +181,7 @@ def test_bid_entropy_coeff_weighs_the_entropy_of_bidding_rows_only():
 
 
 def test_batches_too_small_for_the_tables_are_refused_before_the_run_folder_is_touched(tmp_path):
-    from agents.integrations.rllib_module import train
+    from agents.integrations.rllib.module import train
 
     run = tmp_path / "run"
     with pytest.raises(ValueError, match="num_envs 128"):
@@ -196,7 +196,7 @@ def test_batches_too_small_for_the_tables_are_refused_before_the_run_folder_is_t
 def test_the_widest_legal_set_found_fits_and_a_wider_one_is_refused():
     from ddz_env.legal import legal_ids_unchecked
 
-    # (the widest of simulated annealing over hands of up to 20 cards: rllib_module.LEGAL_WIDTH's comment)
+    # (the widest of simulated annealing over hands of up to 20 cards: rllib.module.LEGAL_WIDTH's comment)
     assert legal_ids_unchecked(np.array([1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0]), 0).size == 519 < LEGAL_WIDTH
 
     class Wide:

@@ -1,4 +1,4 @@
-"""RLlib's vector env over the batched game (agents/integrations/rllib_tables.py, in the RLlib venv: make test): its
+"""RLlib's vector env over the batched game (agents/integrations/rllib/tables.py, in the RLlib venv: make test): its
 tables step as PettingZoo envs (make_env) dealt the same hands, fed the same actions, for every reward; a bad
 action is refused with nothing changed; a run through its env runner counts each decision once."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib")
-from agents.integrations.rllib_module import MODULE_ID, decisions_sampled, make_env, train  # noqa: E402
-from agents.integrations.rllib_tables import DECISIONS, RLlibTables, runner_seed  # noqa: E402
+from agents.integrations.rllib.module import MODULE_ID, decisions_sampled, make_env, train  # noqa: E402
+from agents.integrations.rllib.tables import DECISIONS, RLlibTables, runner_seed  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.rllib]
 
@@ -89,7 +89,7 @@ def test_a_run_on_the_tables_counts_each_decision_once(tmp_path):
     import torch
     from ray.tune.registry import register_env
 
-    from agents.integrations.rllib_module import build_config
+    from agents.integrations.rllib.module import build_config
 
     torch.set_num_threads(1)
     register_env("ddz_rllib", make_env)
@@ -121,7 +121,7 @@ def _algo(whole_hands: bool, num_envs: int, reward: str, **kw):
     import torch
     from ray.tune.registry import register_env
 
-    from agents.integrations.rllib_module import build_config
+    from agents.integrations.rllib.module import build_config
 
     torch.set_num_threads(1)
     register_env("ddz_rllib", make_env)
@@ -223,7 +223,7 @@ def test_the_whole_hands_runner_gives_the_episodes_and_learner_batches_rllibs_lo
     import torch
     from ray.rllib.core.columns import Columns
 
-    from agents.integrations.rllib_tables import HandsEnvRunner
+    from agents.integrations.rllib.tables import HandsEnvRunner
 
     B = 4
     algo = _algo(True, B, reward, **({"opponents": ["rule"], "opponent_share": share} if share else {}))

@@ -1,4 +1,4 @@
-"""The sb3-contrib adapter of the move-scoring policy (``agents.integrations.sb3_policy``).
+"""The sb3-contrib adapter of the move-scoring policy (``agents.integrations.sb3.policy``).
 
 ``MaskablePPO(MoveScoringSB3Policy, env)`` on the single-seat env: every action legal, updates run,
 its log-probabilities, entropies and values are the move-scoring policy's (and sb3-contrib's own
@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 import agents  # noqa: E402
 from agents.evaluation.protocols import evaluate  # noqa: E402
 from agents.integrations.move_policy import MoveScoringAgent, MoveScoringPolicy, load_policy  # noqa: E402
-from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy, policy_from_zip  # noqa: E402
+from agents.integrations.sb3.policy import MoveScoringSB3Policy, export_policy, policy_from_zip  # noqa: E402
 from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
 
 SMALL = {"state_layers": [64], "head_layers": [32]}
@@ -317,7 +317,7 @@ def test_sb3_zip_spec_needs_no_sb3_contrib(trained):
             "import agents\n"
             f"print(agents.load({f'sb3:{zip_path}'!r}).name)\n"
             "from gymnasium.spaces import Box, Discrete\n"
-            "from agents.integrations.sb3_policy import MoveScoringSB3Policy\n"
+            "from agents.integrations.sb3.policy import MoveScoringSB3Policy\n"
             "try:\n    MoveScoringSB3Policy(Box(0, 1, (29, 4, 15)), Discrete(24648), lambda _: 1e-3)\n"
             "except ImportError as e:\n    print(e)\n")
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -383,7 +383,7 @@ def test_seat_tables_with_the_legal_sets_buffer_take_legal_actions_and_update():
     the buffer keeps each step's legal ids (int16, -1 after them) instead of float masks, and the update
     moves the scorer."""
     from agents.integrations.move_policy import LEGAL_WIDTH
-    from agents.integrations.sb3_policy import legal_sets_buffer_class, seat_tables
+    from agents.integrations.sb3.policy import legal_sets_buffer_class, seat_tables
 
     env = seat_tables(8, ["random", "rule"], seed=1)
     tables = env.tables
@@ -447,7 +447,7 @@ def test_split_targets_without_bids_is_sb3s_own_gae_on_win_loss_rewards():
     """With no bid row and rewards of +-1 (sign(r) = r), target sign_play's GAE is SB3's own, row for row."""
     from stable_baselines3.common.buffers import RolloutBuffer
 
-    from agents.integrations.sb3_policy import split_targets
+    from agents.integrations.sb3.policy import split_targets
 
     rng = np.random.default_rng(3)
     T, E = 12, 5
@@ -469,7 +469,7 @@ def test_split_targets_end_play_in_the_win_and_bids_in_the_score_each_with_its_o
     """One table: a hand of two bids and two plays ending in -0.6 (a loss), then a hand open at the rollout's
     end. Play ends in -1, the bids in -0.6, each summed back over its own rows (lambda 0.5); the open hand's
     play bootstraps from the next row's value and its bid gets no update, unless the next row is a bid."""
-    from agents.integrations.sb3_policy import split_targets
+    from agents.integrations.sb3.policy import split_targets
 
     values = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]], np.float32)
     rewards = np.array([[0.0], [0.0], [0.0], [-0.6], [0.0], [0.0]], np.float32)
@@ -488,7 +488,7 @@ def test_split_targets_end_play_in_the_win_and_bids_in_the_score_each_with_its_o
 def test_sb3_target_sign_play_trains_through_the_legal_sets_buffer(tmp_path):
     """A short run with target sign_play: the buffer's advantages are split_targets' (not SB3's GAE), the run
     exports a policy, and a bad target is refused."""
-    from agents.integrations.sb3_policy import legal_sets_buffer_class, seat_tables, split_targets
+    from agents.integrations.sb3.policy import legal_sets_buffer_class, seat_tables, split_targets
 
     env = seat_tables(8, ["rule"], seed=2)
     model = MaskablePPO(MoveScoringSB3Policy, env, rollout_buffer_class=legal_sets_buffer_class("sign_play"),

@@ -1,4 +1,4 @@
-"""Tianshou adapter (agents/integrations/tianshou_nets.py): the actor and critic are the move-scoring
+"""Tianshou adapter (agents/integrations/tianshou/nets.py): the actor and critic are the move-scoring
 policy's in Tianshou's signatures, Tianshou's PPO samples only legal moves and moves the policy the right
 way, and train() checkpoints, resumes and exports what agents.load seats; the example learns."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tianshou.utils.torch_utils import policy_within_training_step, torch_train_
 
 from agents.integrations.move_policy import MoveScoringPolicy  # noqa: E402
 from agents.integrations.seat_env import DouDizhuSeatEnv  # noqa: E402
-from agents.integrations.tianshou_nets import Actor, Critic, MaskedSeatEnv, make_ppo, seat_env  # noqa: E402
+from agents.integrations.tianshou.nets import Actor, Critic, MaskedSeatEnv, make_ppo, seat_env  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -136,7 +136,7 @@ def test_seat_tables_collect_legal_moves_whose_episodes_return_the_scaled_scores
     score, and the actor scores padded ids exactly as the dense mask of the same positions."""
     from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 
-    from agents.integrations.tianshou_nets import SeatTables
+    from agents.integrations.tianshou.nets import SeatTables
 
     policy = small_policy(2)
     envs = SeatTables(8, ["random", "rule"], seed=3)

@@ -1,4 +1,4 @@
-"""TorchRL's own learner (agents/integrations/torchrl_learner.py): each seat's decisions are regrouped into the
+"""TorchRL's own learner (agents/integrations/torchrl/learner.py): each seat's decisions are regrouped into the
 seat's own trajectory before TorchRL's GAE, so a decision's advantage uses its own seat's next value and final
 result; hands still running are carried to the next batch; ClipPPOLoss's updates lower the loss on a batch of
 self-play decisions; options of the old wrapper are warned about, not refused."""
@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from tensordict import TensorDict  # noqa: E402
 
-from agents.integrations.torchrl_learner import regroup, with_advantages  # noqa: E402
+from agents.integrations.torchrl.learner import regroup, with_advantages  # noqa: E402
 from agents.ppo.selfplay import gae as reference_gae  # noqa: E402
 from ddz_env.observation import CH_STATUS, OBS_SHAPE  # noqa: E402
 
@@ -115,7 +115,7 @@ def test_clip_ppo_updates_lower_the_loss_on_a_batch_of_self_play_decisions():
     from torchrl.objectives.value import GAE
 
     from agents.integrations.move_policy import MoveScoringPolicy
-    from agents.integrations.torchrl_modules import SelfPlayEnv, make_actor, make_critic
+    from agents.integrations.torchrl.modules import SelfPlayEnv, make_actor, make_critic
 
     torch.manual_seed(0)
     policy = MoveScoringPolicy(state_layers=(64,), head_layers=(32,), hand_after=True)
@@ -146,7 +146,7 @@ def test_clip_ppo_updates_lower_the_loss_on_a_batch_of_self_play_decisions():
 
 
 def test_options_of_the_old_wrapper_are_warned_about_not_refused(tmp_path):
-    from agents.integrations.torchrl_learner import check_options
+    from agents.integrations.torchrl.learner import check_options
 
     with pytest.warns(FutureWarning, match="opponents.*ignored"):
         o = check_options({"opponents": ["rule"], "collectors": 2, "learning_rate": 1e-4})
@@ -159,7 +159,7 @@ def test_the_learners_actor_is_the_dense_actors_distribution_over_the_legal_move
     from torchrl.envs.utils import ExplorationType, set_exploration_type
 
     from agents.integrations.move_policy import MoveScoringPolicy
-    from agents.integrations.torchrl_modules import SelfPlayEnv, make_actor, make_legal_actor
+    from agents.integrations.torchrl.modules import SelfPlayEnv, make_actor, make_legal_actor
 
     torch.manual_seed(1)
     policy = MoveScoringPolicy(state_layers=(64,), head_layers=(32,), hand_after=True)

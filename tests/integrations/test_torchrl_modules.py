@@ -1,4 +1,4 @@
-"""TorchRL adapter (agents/integrations/torchrl_modules.py): the actor and critic are the move-scoring
+"""TorchRL adapter (agents/integrations/torchrl/modules.py): the actor and critic are the move-scoring
 policy's, the self-play env is the batched game, each decision's return is its own seat's score, PPO moves
 the policy the right way, and train() checkpoints, resumes and exports what agents.load seats."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import torch  # noqa: E402
 from tensordict import TensorDict  # noqa: E402
 
 from agents.integrations.move_policy import MoveScoringPolicy  # noqa: E402
-from agents.integrations.torchrl_modules import (  # noqa: E402
+from agents.integrations.torchrl.modules import (  # noqa: E402
     GumbelMaskedCategorical, SelfPlayEnv, make_actor, make_critic, seat_returns,
 )
 

@@ -99,7 +99,7 @@ def test_target_transforms():
     assert transform_target(s, "sign", 8).tolist() == [-1, -1, 0, 1, 1]
     net = np.array([0, 3, 1, 3, 2])  # sign_play: the bidding network (3) keeps the stake, play nets the sign
     assert transform_target(s, "sign_play", 8, net).tolist() == [-1, -0.25, 0, 0.375, 1]
-    with pytest.raises(ValueError, match="network ids"):
+    with pytest.raises(ValueError, match="which decisions are bids"):
         transform_target(s, "sign_play", 8)
 
 

@@ -126,7 +126,7 @@ def test_a_ppo_step_raises_the_probability_of_a_positive_advantage_choice():
 
 def test_torchrls_masked_categorical_over_candidates_is_the_segment_distribution():
     pytest.importorskip("torchrl")
-    from agents.integrations.torchrl_modules import candidates_dist
+    from agents.integrations.torchrl.modules import candidates_dist
 
     counts = [2, 5, 1, 9]
     scores, seg = ragged(counts, seed=4)

@@ -182,7 +182,7 @@ def test_an_sb3_zip_whose_policy_inflates_to_a_gib_is_refused_before_inflating(t
     import tracemalloc
     import zipfile
 
-    from agents.integrations.sb3_policy import policy_from_zip
+    from agents.integrations.sb3.policy import policy_from_zip
 
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:

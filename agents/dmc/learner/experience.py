@@ -29,6 +29,7 @@ from ddz_env.observation import OBS_CELLS
 
 from ...base import Decisions, as_batch_agent, take_sets
 from ...evaluation.protocols import DUPLICATE_SEATINGS
+from ...integrations.targets import hand_target
 from ..config import TrainConfig
 from ..model import BIDDING_NET, DMCModel, hidden_hands, net_ids, sample_cells
 
@@ -38,26 +39,11 @@ SEATINGS = np.array([[c == "B" for c in p] for p in DUPLICATE_SEATINGS])
 
 
 def transform_target(scores: np.ndarray, target: str, score_scale: float, net: np.ndarray | None = None) -> np.ndarray:
-    """The learning target of raw R19 scores: "scale" (score / score_scale), "sign", "none", or
-    "sign_play": the sign for the three play networks and score / score_scale for the bidding
-    network (``net``, the samples' network ids, is then needed).
-
-    Why "sign_play" (agents/dmc/README.md, Ablations): at 6M frames the sign target lifted play
-    against ``rule`` in fixed-landlord deals from -0.41 to -0.05 per hand, but with it the
-    bid / double / redouble choices, whose only effect is the stake, learned to double 82% of the
-    time (-1.97 per hand in full-game duplicate deals). Stakes matter to those choices only."""
+    """The learning target of raw R19 scores (:func:`agents.integrations.targets.hand_target`, the one place
+    every learner reads): ``net``, the samples' network ids, says which are bids (needed by "sign_play")."""
     s = np.asarray(scores, dtype=np.float32)
-    if target == "sign_play":
-        if net is None:
-            raise ValueError("target 'sign_play' needs the samples' network ids")
-        return np.where(np.asarray(net) == BIDDING_NET, s / np.float32(score_scale), np.sign(s)).astype(np.float32)
-    if target == "scale":
-        return s / np.float32(score_scale)
-    if target == "sign":
-        return np.sign(s)
-    if target == "none":
-        return s
-    raise ValueError(f"unknown target transform {target!r}")
+    bidding = None if net is None else np.asarray(net) == BIDDING_NET
+    return np.asarray(hand_target(s, bidding, target, score_scale), np.float32).reshape(s.shape)
 
 
 class Pending:

@@ -1,6 +1,6 @@
 """``agents.load("rllib:DIR")`` without ray: the move-scoring policy of an RLlib run folder or checkpoint.
 
-* A run folder of ``train.py --config rllib`` (:func:`agents.integrations.rllib_module.train`): its
+* A run folder of ``train.py --config rllib`` (:func:`agents.integrations.rllib.module.train`): its
   ``policy.pt``, the ``"movescore"`` export, read weights-only as every checkpoint of ours.
 * An RLlib checkpoint (``algo.save_to_path``, or a module's folder inside one): RLlib keeps a module's
   weights as a pickle (``module_state.pkl``), and unpickling a file can run code. So it is read only with
@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from ..loader import SchemeSpec, parse_spec
-from .move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, load_policy, policy_from_weights
+from ...loader import SchemeSpec, parse_spec
+from ..move_policy import AGENT_KIND, MoveScoringAgent, MoveScoringPolicy, load_policy, policy_from_weights
 
-#: the module id of :mod:`agents.integrations.rllib_module`'s self-play (one module for the three seats)
+#: the module id of :mod:`agents.integrations.rllib.module`'s self-play (one module for the three seats)
 MODULE_ID = "shared"
 POLICY_FILE = "policy.pt"
 

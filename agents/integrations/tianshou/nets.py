@@ -36,8 +36,8 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 
-from ..dmc.model import BIDDING_NET
-from .move_policy import (LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes,
+from ...dmc.model import BIDDING_NET
+from ..move_policy import (LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes,
                           padded_pairs, save_policy)
 
 
@@ -57,7 +57,7 @@ class MaskedSeatEnv(gymnasium.ObservationWrapper):
 
 def seat_env(opponents: Any = "random", reward_scale: float = 0.05, **kwargs: Any) -> MaskedSeatEnv:
     """One learning seat (a random one per hand) against ``opponents``, in Tianshou's masked form."""
-    from .seat_env import DouDizhuSeatEnv
+    from ..seat_env import DouDizhuSeatEnv
 
     return MaskedSeatEnv(DouDizhuSeatEnv(opponents=opponents, reward_scale=reward_scale, **kwargs))
 
@@ -75,7 +75,7 @@ class SeatTables:
     waiting_id: list[int] = []
 
     def __init__(self, num_envs: int, opponents: Any = "random", *, seed: int = 0, reward_scale: float = 0.05):
-        from .seat_vector import VectorSeatEnv
+        from ..seat_vector import VectorSeatEnv
 
         self.tables = VectorSeatEnv(num_envs, opponents, seed=seed, reward_scale=reward_scale)
         self.env_num = self.tables.num_envs
@@ -237,7 +237,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from .session import Session
+    from ..session import Session
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))
@@ -290,7 +290,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
 def check_options(options: dict) -> dict:
     """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
-    from .options import check_options as check
+    from ..options import check_options as check
 
     return check("tianshou", options, DEFAULTS)
 

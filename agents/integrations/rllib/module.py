@@ -21,7 +21,7 @@
 Ray pins an older Gymnasium than the other libraries: this module runs in the RLlib venv
 (``make setup-rllib``). What it writes is read anywhere, without ray: ``policy.pt`` by ``agents.load``,
 a run folder or an RLlib checkpoint by ``agents.load("rllib:DIR")``
-(:mod:`agents.integrations.rllib_files`).
+(:mod:`agents.integrations.rllib.files`).
 """
 from __future__ import annotations
 
@@ -42,11 +42,11 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.rules import Phase
 
-from ..dmc.model import BIDDING_NET
-from .move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
+from ...dmc.model import BIDDING_NET
+from ..move_policy import LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes, \
     save_policy  # noqa: F401 (LEGAL_WIDTH: re-exported)
-from .rllib_files import MODULE_ID, POLICY_FILE
-from .rllib_tables import DECISIONS, OBS_SPACE, HandsEnvRunner, TablesEnvRunner, split_targets
+from .files import MODULE_ID, POLICY_FILE
+from .tables import DECISIONS, OBS_SPACE, HandsEnvRunner, TablesEnvRunner, split_targets
 
 
 # ---------------------------------------------------------------------------------------------- env
@@ -67,7 +67,7 @@ class RLlibObs(BaseWrapper):
         ids = np.flatnonzero(o["action_mask"])
         if ids.size > LEGAL_WIDTH:
             raise ValueError(f"{agent} has {ids.size} legal moves, more than RLlib's fixed width "
-                             f"{LEGAL_WIDTH} (rllib_module.LEGAL_WIDTH)")
+                             f"{LEGAL_WIDTH} (rllib.module.LEGAL_WIDTH)")
         legal = np.full(LEGAL_WIDTH, -1, np.int32)
         legal[:ids.size] = ids
         return {"observations": o["observation"].reshape(-1).astype(np.float32), "legal": legal}
@@ -302,7 +302,7 @@ class FixedAgentRLModule(_LegalMovesDists, TorchRLModule):
     ``policies_to_train``."""
 
     def setup(self):
-        from ..loader import load
+        from ...loader import load
 
         self.spec = str((self.model_config or {})["agent"])
         self.agent = load(self.spec)
@@ -311,7 +311,7 @@ class FixedAgentRLModule(_LegalMovesDists, TorchRLModule):
         self.placeholder = torch.nn.Parameter(torch.zeros(()))
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
-        from ..base import Decisions, public_facts
+        from ...base import Decisions, public_facts
 
         obs = batch[Columns.OBS]
         planes = torch.as_tensor(obs["observations"]).reshape((-1,) + OBS_SHAPE).to(torch.int8).numpy()
@@ -397,9 +397,9 @@ def build_config(*, num_envs: int = 1, batch: int = 1024, minibatch: int = 256, 
     ``opponents`` (agent specs, e.g. ``["rule"]``): in ``opponent_share`` of the hands one or two seats go to
     one of them, a :class:`FixedAgentRLModule` each (``opponent0``, ``opponent1``...), which is not trained
     (:class:`SeatsToModules`); ``"self"`` is refused: the other seats are the shared module already.
-    ``vector_env``: the ``num_envs`` tables are one batched env (:class:`~.rllib_tables.RLlibTables`, through
-    :class:`~.rllib_tables.TablesEnvRunner`) instead of ``num_envs`` PettingZoo envs (:func:`make_env`);
-    ``whole_hands`` (with ``vector_env``): :class:`~.rllib_tables.HandsEnvRunner`, which steps them in its own loop
+    ``vector_env``: the ``num_envs`` tables are one batched env (:class:`~.tables.RLlibTables`, through
+    :class:`~.tables.TablesEnvRunner`) instead of ``num_envs`` PettingZoo envs (:func:`make_env`);
+    ``whole_hands`` (with ``vector_env``): :class:`~.tables.HandsEnvRunner`, which steps them in its own loop
     and gives the learner whole hands."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -463,7 +463,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     import ray
     from ray.tune.registry import register_env
 
-    from .session import Session
+    from ..session import Session
 
     o = check_options(options)
     _check_sizes(o["num_envs"], o["decisions_per_batch"], o["minibatch"])  # (before the run folder is touched)
@@ -520,7 +520,7 @@ def decisions_sampled(result: dict) -> int:
     ended, and a run's last open hands are counted but not learned from). (Not the learner's
     ``num_module_steps_trained``: that counts a row once per minibatch pass, ``epochs`` times and more, with RLlib's extra time step per episode chunk: 2.3x the decisions at the
     defaults. The runs before this count overstated RLlib's decisions so.) With ``vector_env`` the runner's own
-    count of the module's actions (:data:`~.rllib_tables.DECISIONS`); without, RLlib's
+    count of the module's actions (:data:`~.tables.DECISIONS`); without, RLlib's
     ``num_module_steps_sampled``, which counts 2 observations a hand that close no action (a seat's first,
     when it comes with another seat's step, and each seat's last): 3% to 6% more than the actions."""
     runners = result.get("env_runners") or {}
@@ -533,7 +533,7 @@ def decisions_sampled(result: dict) -> int:
 
 def check_options(options: dict) -> dict:
     """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``)."""
-    from .options import check_options as check
+    from ..options import check_options as check
 
     return check("rllib", options, DEFAULTS)
 

@@ -4,7 +4,7 @@ one call, instead of N PettingZoo envs stepped one by one (``train.py --config r
 ==================================  ====================================================================
 :class:`RLlibTables`                RLlib's ``VectorMultiAgentEnv``: ``step`` takes one action dict per
                                     table and returns one obs / reward / done dict per table, as RLlib's
-                                    ``SyncVectorMultiAgentEnv`` over :func:`~.rllib_module.make_env` does
+                                    ``SyncVectorMultiAgentEnv`` over :func:`~.module.make_env` does
                                     (same agents, spaces, rewards and ends); the observations are built
                                     for all tables at once from the batched env's planes and compact
                                     legal sets (no 24,648-wide mask, no copy of every table's dict)
@@ -49,11 +49,12 @@ from ddz_env.observation import OBS_CELLS
 from ddz_env.rules import Phase
 from ddz_env.vector import VectorDouDizhu
 
-from .move_policy import LEGAL_WIDTH
+from ..move_policy import LEGAL_WIDTH
+from ..targets import hand_target
 
 _SEATS = 3
 
-#: one seat's observation (:class:`RLlibTables` and :class:`~.rllib_module.RLlibObs`): the planes, then the legal
+#: one seat's observation (:class:`RLlibTables` and :class:`~.module.RLlibObs`): the planes, then the legal
 #: ids and -1 after them (the compact legal set: 4 KB a step, not RLlib's masked dict's 24,648 float32 mask, 96 KB)
 OBS_SPACE = spaces.Dict({
     "observations": spaces.Box(0.0, 1.0, (OBS_CELLS,), np.float32),
@@ -64,10 +65,10 @@ OBS_SPACE = spaces.Dict({
 def split_targets(score, score_scale: float, reward_scale: float):
     """``reward="sign_play"``'s two ends of a seat's hand, ``(bidder_i's, player_i's)``: the score / ``score_scale``
     for its bids, doubles and redoubles, the sign of the score for its play, both times ``reward_scale`` (the one
-    place :class:`RLlibTables` and :class:`~.rllib_module.SplitTargetsEnv` take them from). A scalar score gives
+    place :class:`RLlibTables` and :class:`~.module.SplitTargetsEnv` take them from). A scalar score gives
     two floats, an array two arrays."""
     s = np.asarray(score, np.float64)
-    bid, play = s / score_scale * reward_scale, np.sign(s) * reward_scale
+    bid, play = (np.asarray(hand_target(s, b, "sign_play", score_scale), np.float64) * reward_scale for b in (True, False))
     return (float(bid), float(play)) if s.ndim == 0 else (bid, play)
 
 
@@ -89,12 +90,12 @@ class RLlibTables(VectorMultiAgentEnv):
     """``num_envs`` tables of one batched env as RLlib's ``VectorMultiAgentEnv`` (autoreset ``"next_step"``: the
     step after a hand's end returns the next hand's first observation for that table and ignores its action).
 
-    Agents, observations and rewards are :func:`~.rllib_module.make_env`'s: ``player_0..2``, each observation
+    Agents, observations and rewards are :func:`~.module.make_env`'s: ``player_0..2``, each observation
     ``{"observations": float32 (1740,), "legal": int32 (LEGAL_WIDTH,)}`` (the legal ids, then -1); the seat to
     act is observed with reward 0 until the hand ends, then all three seats get their reward (``reward``
     ``"score"`` or ``"win"``, times ``reward_scale``). With ``reward="sign_play"`` each seat is two agents,
     ``bidder_i`` (bids, doubles, redoubles; the score / ``score_scale``) and ``player_i`` (play; the sign of the
-    score), and only those that acted in the hand get an end (as :class:`~.rllib_module.SplitTargetsEnv`)."""
+    score), and only those that acted in the hand get an end (as :class:`~.module.SplitTargetsEnv`)."""
 
     metadata = {"autoreset_mode": "next_step"}
 
@@ -139,7 +140,7 @@ class RLlibTables(VectorMultiAgentEnv):
         if widest > LEGAL_WIDTH:
             b = int(np.diff(starts).argmax())
             raise ValueError(f"table {b} has {widest} legal moves, more than RLlib's fixed width {LEGAL_WIDTH} "
-                             f"(rllib_module.LEGAL_WIDTH)")
+                             f"(rllib.module.LEGAL_WIDTH)")
         legal = np.full((B, LEGAL_WIDTH), -1, np.int32)
         legal[rows, np.arange(ids.size) - starts[rows]] = ids
         return planes, legal
@@ -357,7 +358,7 @@ class HandsEnvRunner(TablesEnvRunner):
     A hand that spans two calls is learned from one update after its first steps were sampled (about a third
     of the rows at the defaults): PPO's stored ``ACTION_LOGP`` makes the ratio right, but the batch is a little
     more off-policy than RLlib's loop's. The policy mapping function is called once per agent at a hand's
-    start with a small object that has the hand's episode id as ``id_`` (all :class:`~.rllib_module.SeatsToModules`
+    start with a small object that has the hand's episode id as ``id_`` (all :class:`~.module.SeatsToModules`
     reads), not with a ``MultiAgentEpisode``. With a tiny ``batch`` (a few steps a table) the first iterations
     learn from the few hands that ended early (often all-pass hands).
 

@@ -1,7 +1,7 @@
 """``train.py --config torchrl``: TorchRL's own PPO, self-play over the batched tables.
 
 Read top to bottom, one update: TorchRL's ``Collector`` (``torchrl.collectors``) steps a
-:class:`~agents.integrations.torchrl_modules.SelfPlayEnv` (an ``EnvBase`` over ``num_envs`` tables of
+:class:`~agents.integrations.torchrl.modules.SelfPlayEnv` (an ``EnvBase`` over ``num_envs`` tables of
 ``VectorDouDizhu``; at each step the seat on turn at every table decides) with the policy as a
 ``ProbabilisticActor`` (``make_actor``: ``MaskedCategorical`` over the legal moves, sampled), and gives
 ``decisions_per_batch`` decisions as a ``[num_envs, T]`` TensorDict (the env's ``"action_mask"`` is TorchRL's
@@ -40,8 +40,9 @@ import torch
 from tensordict import TensorDict
 from torch import nn
 
-from ..dmc.model import BIDDING_NET
-from .move_policy import MoveScoringPolicy, net_of_planes, save_policy
+from ...dmc.model import BIDDING_NET
+from ..move_policy import MoveScoringPolicy, net_of_planes, save_policy
+from ..targets import hand_target
 
 #: train()'s options and their defaults (``train.py --config torchrl --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
@@ -61,7 +62,7 @@ KEEP = ("observation", "action_mask", "seat", "action", "action_log_prob")
 def check_options(options: dict) -> dict:
     """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``); a
     :data:`DEPRECATED` one is dropped with a one-line warning."""
-    from .options import check_options as check
+    from ..options import check_options as check
 
     old = sorted(k for k in options if k in DEPRECATED)
     if old:
@@ -117,7 +118,7 @@ def regroup(data: TensorDict, carry: TensorDict | None = None, *, target: str = 
     last = np.ones(idx.size, bool)
     last[:-1] = (key[1:] != key[:-1]).any(1)
     final = flat["final"].numpy()[end[order], seat[order]].astype(np.float32)  # the seat's score at its hand's end
-    result = np.where(bidding[order] | (target == "scale"), final / score_scale, np.sign(final)).astype(np.float32)
+    result = hand_target(final, bidding[order], target, score_scale)
     reward = np.where(last, result, 0.0).astype(np.float32)
     nxt = np.arange(idx.size)
     nxt[~last] += 1
@@ -157,8 +158,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from .session import Session
-    from .torchrl_modules import SelfPlayEnv, make_critic, make_legal_actor
+    from ..session import Session
+    from .modules import SelfPlayEnv, make_critic, make_legal_actor
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))

@@ -1,7 +1,7 @@
 """Stable-Baselines3 / sb3-contrib: the move-scoring policy as a ``MaskablePPO`` policy class.
 
     from sb3_contrib import MaskablePPO
-    from agents.integrations.sb3_policy import MoveScoringSB3Policy, export_policy
+    from agents.integrations.sb3.policy import MoveScoringSB3Policy, export_policy
     from agents.integrations.seat_env import DouDizhuSeatEnv
 
     model = MaskablePPO(MoveScoringSB3Policy, DouDizhuSeatEnv(opponents="rule", reward_scale=0.05),
@@ -49,9 +49,10 @@ from torch import nn
 from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_CELLS, OBS_SHAPE
 
-from ..loader import SchemeSpec, parse_spec
-from ..dmc.model import BIDDING_NET
-from .move_policy import AGENT_KIND, LEGAL_WIDTH, MoveScoringAgent, MoveScoringPolicy, entropy_weights, explore_bids_compact, legal_pairs, \
+from ...loader import SchemeSpec, parse_spec
+from ...dmc.model import BIDDING_NET
+from ..targets import hand_target
+from ..move_policy import AGENT_KIND, LEGAL_WIDTH, MoveScoringAgent, MoveScoringPolicy, entropy_weights, explore_bids_compact, legal_pairs, \
     net_of_planes, padded_pairs, policy_from_weights, save_policy
 
 try:
@@ -290,7 +291,7 @@ def policy_from_zip(path: str | os.PathLike) -> MoveScoringPolicy:
     for no file, ``ValueError`` naming the file for anything else."""
     from ddz_env.files import input_file, max_load_bytes
 
-    from ..loader import check_tensor_bytes
+    from ...loader import check_tensor_bytes
 
     where = repr(os.fspath(path))
     if not os.path.lexists(path):
@@ -366,7 +367,8 @@ def split_targets(values: np.ndarray, rewards: np.ndarray, episode_starts: np.nd
             ends = bool(dones[e]) if t == T - 1 else bool(episode_starts[t + 1, e])
             if ends:  # this row is the learner's last of its hand: both trajectories end in its reward
                 r = float(rewards[t, e])
-                final, nxt, run, known = [float(np.sign(r)), r], [None, None], [0.0, 0.0], [True, True]
+                final, nxt, run, known = [hand_target(r, b, "sign_play", 1.0) for b in (False, True)], [None, None], \
+                    [0.0, 0.0], [True, True]
             elif t == T - 1:  # the hand goes on: the next row's trajectory bootstraps from its value
                 if last_bidding[e]:
                     nxt, known = [None, float(last_values[e])], [True, True]
@@ -444,7 +446,7 @@ def seat_tables(num_envs: int, opponents: Any = "random", *, seed: int = 0, rewa
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnv
 
-    from .seat_vector import VectorSeatEnv
+    from ..seat_vector import VectorSeatEnv
 
     class SeatTablesVecEnv(VecEnv):
         render_mode = None
@@ -548,7 +550,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from .session import Session
+    from ..session import Session
 
     torch.set_num_threads(int(threads))
     ses = Session("sb3", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(MODEL_ZIP,),
@@ -620,7 +622,7 @@ DEFAULTS: dict[str, Any] = {k: p.default for k, p in inspect.signature(train).pa
 def check_options(options: dict) -> dict:
     """``options`` over :data:`DEFAULTS`, each checked by value (``agents.integrations.options``); SB3's old
     ``n_steps`` (a rollout's steps per table) is read as ``decisions_per_batch`` = ``n_steps`` x ``num_envs``."""
-    from .options import check_options as check
+    from ..options import check_options as check
 
     options = dict(options)
     if "n_steps" in options:

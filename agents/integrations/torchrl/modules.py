@@ -23,7 +23,7 @@ the seats on turn. Self-play is then plain: every decision of every seat is a sa
 and its return is that seat's score at the end of its hand (gamma 1, as DMC's targets).
 
 ``train.py --config torchrl`` trains with these pieces, TorchRL's collector, ``GAE`` and ``ClipPPOLoss``
-(:mod:`agents.integrations.torchrl_learner`). A trained policy is saved in the one export format (:func:`export_policy`, ``policy.pt``) that
+(:mod:`agents.integrations.torchrl.learner`). A trained policy is saved in the one export format (:func:`export_policy`, ``policy.pt``) that
 ``agents.load``, ``evaluate.py``, the league, ``ddz-play`` and the web page seat.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 from ddz_env.vector import VectorDouDizhu, expand_mask
 
-from .move_policy import MoveScoringPolicy, gumbel_sample, legal_pairs, save_policy
+from ..move_policy import MoveScoringPolicy, gumbel_sample, legal_pairs, save_policy
 
 LOG_PROB = "action_log_prob"
 
