@@ -8,7 +8,7 @@ decision's planes and its candidate moves and returns each candidate's score, wi
 legal-move count (:mod:`agents.onnx.export`); ``onnx:OUT.onnx`` seats it wherever an agent spec
 goes (``evaluate.py``, the league, ``agents.load``). Before the file is written, the graph plays ``--check``
 seeded decisions of every phase beside the torch agent: the same move in each, or nothing is written.
-Needs torch and the ``onnx`` extra (``pip install 'ddz-env[onnx]'``).
+Needs torch and the ``onnx`` extra (``pip install -e ".[onnx]"`` in a clone).
 """
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
+from ._entry import install_extra
 from .base import Agent
 
 Factory = Callable[[dict], Agent]
@@ -285,7 +286,7 @@ PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretraine
 
 
 #: how to get torch, in the errors of the calls that need it
-TORCH_HINT = ("the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch first: pip install torch "
+TORCH_HINT = (f"the 'train' extra: {install_extra('train')} (a CPU-only torch first: pip install torch "
               "--index-url https://download.pytorch.org/whl/cpu)")
 
 

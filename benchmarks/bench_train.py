@@ -83,9 +83,11 @@ def measure_douzero(duration: float) -> dict:
         wall = time.perf_counter() - t0
     moving = [(t, f) for t, f in points if f > 0]  # from the first frames the learner took
     if len(moving) < 2:
+        from agents._entry import install_extra
+
         raise RuntimeError(f"DouZero's trainer (exit code {p.returncode}) logged {len(moving)} progress lines with "
                            f"frames in {duration:.0f} s (the douzero package and GitPython, which it imports: "
-                           f"pip install 'ddz-env[bench]'; a longer --duration)")
+                           f"{install_extra('bench')}; a longer --duration)")
     (ta, fa), (tb, fb) = moving[0], moving[-1]
     # (its actors are killed, not joined: RUSAGE_CHILDREN does not hold their CPU time)
     return {"cpu_s": float("nan"), "per_cpu_s": float("nan"), "config": DOUZERO, "actors": 2, "envs": 1,

@@ -146,8 +146,10 @@ def train_douzero(seconds: float, out: Path, actors: int, objective: str, thread
         import douzero  # noqa: F401
         import git  # noqa: F401  (DouZero's trainer imports GitPython)
     except ImportError as e:
-        raise SystemExit(f"bench_vs_douzero: DouZero's trainer needs the douzero extra: pip install "
-                         f"'ddz-env[douzero]' (douzero, rlcard, gitpython) ({e})") from None
+        from agents._entry import install_extra
+
+        raise SystemExit(f"bench_vs_douzero: DouZero's trainer needs the douzero extra: {install_extra('douzero')} "
+                         f"(douzero, rlcard, gitpython) ({e})") from None
     if out.exists():
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory(prefix="douzero-") as tmp:

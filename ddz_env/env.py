@@ -5,7 +5,7 @@ The full 2016 competitive rulebook: bidding 1/2/3, the farmers' secret doubling,
 the landlord's redouble, bombs, rocket, spring and anti-spring, scored by the
 rulebook (see ``RULES.md``, rulings R1-R22).
 
-| Import             | `from ddz_env import env, raw_env`  or `pettingzoo.make("aec", "ddz/dou_dizhu-v0")` |
+| Import             | `from ddz_env import env, raw_env`, or `import ddz_env` then `pettingzoo.make("aec", "ddz/dou_dizhu-v0")` |
 |--------------------|--------------------------------------------------------------------|
 | Agents             | `player_0`, `player_1`, `player_2` (seats; roles change every hand) |
 | Action space       | `Discrete(24648)`, the same for every phase                        |

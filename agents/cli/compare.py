@@ -19,7 +19,7 @@ import io
 import sys
 from pathlib import Path
 
-from .._entry import needs_installed, plain
+from .._entry import install_extra, needs_installed, plain
 
 #: (panel title, log.csv columns drawn in it) for the training-log panels
 LOG_PANELS = (
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-compare") -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print(f"{prog}: error: drawing needs matplotlib, part of the 'train' extra: pip install 'ddz-env[train]'",
+        print(f"{prog}: error: drawing needs matplotlib, part of the 'train' extra: {install_extra('train')}",
               file=sys.stderr)
         return 2
     try:

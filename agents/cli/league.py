@@ -16,7 +16,7 @@ import time
 from ddz_env.files import output_problem, write_failure, write_text, written_in_place
 from ddz_env.rules import Rules
 
-from agents._entry import command_line
+from agents._entry import command_line, install_extra
 from agents.evaluation.league import LeagueResult, LeagueStopped, play_league, save_heatmap
 from agents.runs.stop import EXIT_INTERRUPTED, EXIT_TERMINATED, StopSignals, Terminated, exit_status
 
@@ -143,7 +143,7 @@ def run_league(p: argparse.ArgumentParser, a: argparse.Namespace, argv: list[str
             print(f"{p.prog}: warning: no heatmap ({write_failure(e)}); {a.out} has every figure", file=sys.stderr)
             return 0
         print(f"wrote {a.out}" + (f" and {png}" if data["png"] else
-                                  " (no PNG heatmap: matplotlib is missing, pip install 'ddz-env[train]')"))
+                                  f" (no PNG heatmap: matplotlib is missing, {install_extra('train')})"))
     return 0
 
 

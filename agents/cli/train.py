@@ -25,7 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from agents._entry import needs_installed, plain
+from agents._entry import install_extra, needs_installed, plain
 
 with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__name__ == "__main__"):
     from agents.dmc.config import available_configs, config_help, config_path, load_config, resume_config
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
     except ImportError as e:  # PyYAML: the 'train' extra
-        print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' ({e})", file=sys.stderr)
+        print(f"{name}: error: training needs the 'train' extra: {install_extra('train')} ({e})", file=sys.stderr)
         return 2
     if algo != "dmc":
         return train_library(args, name)
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
         from agents.dmc.learner.sources import ActorsFailed
         from agents.dmc.learner.trainer import load_checkpoint, train
     except ImportError as e:
-        print(f"{name}: error: training needs the 'train' extra: pip install 'ddz-env[train]' (a CPU-only torch "
+        print(f"{name}: error: training needs the 'train' extra: {install_extra('train')} (a CPU-only torch "
               f"first: pip install torch --index-url https://download.pytorch.org/whl/cpu) ({e})", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

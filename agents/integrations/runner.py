@@ -33,6 +33,7 @@ from typing import Any
 
 from ddz_env.files import write_binary, write_text
 
+from .._entry import install_extra
 from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
 from ..runs.config import yaml_module
@@ -55,12 +56,12 @@ def learner_module(algo: str):
     missing = [m for m in needs if importlib.util.find_spec(m) is None]
     if missing:
         raise ImportError(f"learner {algo!r} needs its library (not installed: {', '.join(missing)}): "
-                          f"pip install 'ddz-env[{extra}]'" + (" (in its own venv: make setup-rllib)" if extra == "rllib" else ""))
+                          f"{install_extra(extra)}" + (" (in its own venv: make setup-rllib)" if extra == "rllib" else ""))
     try:
         return importlib.import_module(module)
     except ImportError as e:
         extra = "rllib" if algo == "rllib" else "marl"
-        raise ImportError(f"learner {algo!r} needs its library: pip install 'ddz-env[{extra}]' ({e})") from None
+        raise ImportError(f"learner {algo!r} needs its library: {install_extra(extra)} ({e})") from None
 
 
 def check_options(cfg: LibraryConfig, module) -> None:

@@ -33,6 +33,8 @@ from typing import Any
 
 from ddz_env.observation import OBS_CELLS
 
+from .._entry import install_extra
+
 #: the most decisions (rows of ``planes``) one call of the graph gets: the evaluation's 1,024 tables
 #: (``agents.evaluation.arena.DEFAULT_TABLES``) step together, one decision each at most
 MAX_ROWS = 1024
@@ -85,7 +87,8 @@ OPS = ELEMENTWISE | GATHERING | SIZED | SHAPED
 #: operators that run subgraphs for as long as their data says (also refused: any node with a graph attribute)
 CONTROL_FLOW = frozenset(["Loop", "Scan", "If", "SequenceMap"])
 
-ONNX_HINT = "pip install 'ddz-env[onnx]'"
+#: how to get onnx and onnxruntime, in the errors of what needs them
+ONNX_HINT = install_extra("onnx")
 INPUT_SPEC = "planes (B, 1740) int8, rows (M,) int64, ids (M,) int64"
 OUTPUT_SPEC = "scores (M,) float32"
 

@@ -31,6 +31,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from .._entry import install_extra
 from ..loader import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, MAX_CONFIG_VALUES, check_plain, expanded_size_check
 
 
@@ -41,7 +42,7 @@ def yaml_module():
         import yaml
     except ImportError as e:
         raise ImportError(f"reading and writing configs needs PyYAML, part of the 'train' extra "
-                          f"(pip install 'ddz-env[train]'): {e}") from None
+                          f"({install_extra('train')}): {e}") from None
     return yaml
 
 

@@ -7,6 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
+from .._entry import install_extra
+
 
 def _is_console(h: logging.Handler) -> bool:
     return isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) in (sys.stdout, sys.stderr)
@@ -65,7 +67,7 @@ class TensorBoardView:
             self.off = True
             if str(folder) not in _TOLD_MISSING:  # (the training log's view and the evaluator's: said once a run)
                 _TOLD_MISSING.add(str(folder))
-                log.info("tensorboard is not installed: no TensorBoard scalars (pip install 'ddz-env[tensorboard]'); "
+                log.info(f"tensorboard is not installed: no TensorBoard scalars ({install_extra('tensorboard')}); "
                          "log.csv has them all")
             return
         _quiet_writer_threads()

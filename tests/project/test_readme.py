@@ -1,7 +1,8 @@
 """Every ```python block of README.md and of the docs pages (docs/*.md) runs alone, as pasted, in a
 fresh interpreter, and prints what the text says. Blocks that import a MARL library are ``integration`` tests: they
 skip, naming the library, where it is not installed; the RLlib block is marked ``rllib``
-(it runs in RLlib's own venv: ``make test``)."""
+(it runs in RLlib's own venv: ``make test``). README's inline Python (``pettingzoo.make(...)`` in its text) runs as
+written too, after the imports README shows beside it (:func:`inline_python`)."""
 from __future__ import annotations
 
 import ast
@@ -99,3 +100,57 @@ def test_readme_block_runs_as_pasted(line, code, libs, tmp_path):
     for pattern in expected(code):
         rx = ".*?".join(re.escape(part) for part in pattern.split("..."))
         assert re.search(rx, p.stdout), f"block at {line}: expected {pattern!r} in its output:\n{p.stdout}"
+
+
+README = ROOT / "README.md"
+
+
+def inline_python() -> list[tuple[str, str, list[str]]]:
+    """(README line, code, imports) of every inline code span of README.md that is Python to run: a span that parses
+    as Python and calls something (``pettingzoo.make(...)``, ``agents.load(...)``). Its imports are the ``import``
+    spans README shows before it in the same paragraph or list item (``import ddz_env``, then the call), and the
+    module each dotted name of the span starts from (``pettingzoo`` for ``pettingzoo.make``): nothing else is
+    imported, as for a reader who pastes what README shows."""
+    text = re.sub(r"^```.*?^```", lambda m: "\n" * m.group(0).count("\n"), README.read_text(), flags=re.S | re.M)
+    out = []
+    start = 0
+    for para in re.split(r"(\n\s*\n|\n(?=\* ))", text):
+        shown: list[str] = []
+        for m in re.finditer(r"`([^`]+)`", para):
+            code = m.group(1).replace("\n", " ")
+            try:
+                tree = ast.parse(code)
+            except SyntaxError:
+                continue
+            nodes = list(ast.walk(tree))
+            if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in nodes):
+                shown.append(code)
+            elif any(isinstance(n, ast.Call) for n in nodes):
+                roots = []
+                for n in nodes:
+                    if isinstance(n, ast.Attribute):
+                        while isinstance(n, ast.Attribute):
+                            n = n.value
+                        if isinstance(n, ast.Name) and importlib.util.find_spec(n.id) is not None:
+                            roots.append(f"import {n.id}")
+                line = text.count("\n", 0, start + m.start()) + 1
+                out.append((f"README.md:{line}", code, shown + sorted(set(roots))))
+        start += len(para)
+    return out
+
+
+def test_readme_shows_inline_python_and_the_rule_finds_it():
+    found = [code for _, code, _ in inline_python()]
+    assert any(code.startswith("pettingzoo.make(") for code in found), found
+
+
+@pytest.mark.parametrize("line, code, imports", [pytest.param(*p, id=p[0]) for p in inline_python()])
+def test_readme_inline_python_runs_as_written(line, code, imports, tmp_path):
+    """README's API line ``pettingzoo.make("aec", "ddz/dou_dizhu-v0")`` raised ``NamespaceNotFound: Namespace 'ddz'
+    not found in registry``: the id is registered by ``import ddz_env`` (PettingZoo has no entry points to register
+    it without the import), which README did not show."""
+    program = "\n".join(imports + [code])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    p = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=180)
+    assert p.returncode == 0, f"{line}: {code!r} (after {imports}) failed:\n{p.stderr[-3000:]}"

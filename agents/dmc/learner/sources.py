@@ -299,7 +299,9 @@ class RaySource:
         try:
             import ray
         except ImportError as e:
-            raise ImportError(f"backend 'ray' needs Ray (pip install 'ddz-env[ray]'): {e}") from None
+            from ..._entry import install_extra
+
+            raise ImportError(f"backend 'ray' needs Ray ({install_extra('ray')}): {e}") from None
         self.ray = ray
         self.cfg, self.frames0, self.run_dir = cfg, frames, run_dir
         self.started_ray = False
