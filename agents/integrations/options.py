@@ -12,6 +12,7 @@ import math
 from typing import Any, Callable
 
 from ..runs.config import did_you_mean
+from .targets import TARGETS
 
 
 def _number(lo: float, hi: float, integer: bool = False, lo_open: bool = False) -> Callable[[Any], bool]:
@@ -50,9 +51,8 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "learning_rate": _RATE, "clip_epsilon": _POSITIVE, "eps_clip": _POSITIVE, "vf_coef": (_number(0, 1000), "a number >= 0"),
     "entropy_coeff": _COEF, "ent_coef": _COEF, "bid_entropy_coeff": _COEF, "bid_epsilon": _UNIT,
     "gae_lambda": _UNIT, "gamma": _UNIT, "opponent_share": _UNIT, "reward_scale": _POSITIVE, "score_scale": _POSITIVE,
-    "target": (lambda v: v in ("sign_play", "scale"), "'sign_play' or 'scale'"),
-    "reward": (lambda v: v in ("score", "win", "sign_play"),
-               "'score' (the rulebook score), 'win' (+1 / -1) or 'sign_play' (win/loss in play, the score in bids)"),
+    "target": (lambda v: v in TARGETS, "'sign_play' (win/loss in play, score / score_scale in bids), 'scale' "
+               "(score / score_scale), 'sign' (win/loss) or 'none' (the rulebook score): agents.integrations.targets"),
     "state_layers": _LAYERS, "head_layers": _LAYERS, "critic_layers": _LAYERS,
     "central_critic": (lambda v: isinstance(v, bool), "true or false"), "hand_after": (lambda v: isinstance(v, bool), "true or false"),
     "vector_env": (lambda v: isinstance(v, bool), "true or false"),
@@ -73,6 +73,12 @@ RENAMED: dict[str, str] = {
 }
 
 
+#: an idea's old name whose values were named otherwise too -> (its one name, old value -> new value)
+RENAMED_VALUES: dict[str, tuple[str, dict[str, str]]] = {
+    "reward": ("target", {"score": "none", "win": "sign", "sign_play": "sign_play"}),  # (RLlib's, before)
+}
+
+
 def renamed(learner: str, options: dict, defaults: dict) -> dict:
     """``options`` with each old name (:data:`RENAMED`) the learner no longer takes given its one name, and a
     one-line deprecation for each on the ``ddz.train`` log; ``ValueError`` if both names are given."""
@@ -86,6 +92,17 @@ def renamed(learner: str, options: dict, defaults: dict) -> dict:
             logging.getLogger("ddz.train").warning("%s: option %r is now %r (the old name works this release)",
                                                    learner, old, new)
             out[new] = out.pop(old)
+    for old, (new, values) in RENAMED_VALUES.items():
+        if old in out and old not in defaults and new in defaults:
+            if new in out:
+                raise ValueError(f"{learner}: options {old!r} and {new!r} are one option: give {new!r} only")
+            value = out.pop(old)
+            if value not in values:
+                raise ValueError(f"{learner}: option {old!r} (now {new!r}) must be one of {', '.join(values)}, "
+                                 f"got {value!r}")
+            logging.getLogger("ddz.train").warning("%s: option %r is now %r: %s: %r (the old name works this "
+                                                   "release)", learner, old, new, new, values[value])
+            out[new] = values[value]
     return out
 
 
@@ -127,4 +144,4 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
     return o
 
 
-__all__ = ["CHECKS", "RENAMED", "check_options", "renamed"]
+__all__ = ["CHECKS", "RENAMED", "RENAMED_VALUES", "check_options", "renamed"]

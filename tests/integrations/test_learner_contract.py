@@ -23,7 +23,7 @@ SMALL = {
     "sb3": {"num_envs": 2, "decisions_per_batch": 32, "minibatch": 32, "epochs": 1, "state_layers": [64],
             "head_layers": [32]},
     "tianshou": {"num_envs": 2, "decisions_per_batch": 64, "minibatch": 64, "opponents": ["random"],
-                 "state_layers": [64], "head_layers": [32]},
+                 "state_layers": [64], "head_layers": [32], "bid_entropy_coeff": 0.05},
     "ppo": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
     "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
                 "head_layers": [32]},
@@ -207,3 +207,31 @@ def test_an_ideas_old_option_name_still_works_with_a_one_line_deprecation(name, 
     with pytest.raises(ValueError, match="one option"):
         mod.check_options({"num_envs": 2, "n_envs": 2} if name == "sb3" else
                           {"decisions_per_batch": 256, list(OLD_NAMES[name])[0]: 256})
+
+
+@pytest.mark.parametrize("name", [pytest.param(a, marks=pytest.mark.rllib) if a == "rllib" else a
+                                  for a in ALGOS if a not in ("dmc", "tianshou")])
+def test_the_target_is_one_option_in_every_learner(name, caplog):
+    """Every learner that splits a hand's targets takes ``target`` (agents.integrations.targets' words; DMC's
+    config key too; Tianshou's PPO runs its own GAE over the seat's whole hand, scores times ``reward_scale``);
+    RLlib's old ``reward`` and its values are read as ``target``'s ("score" -> "none", "win" -> "sign") with
+    a one-line deprecation."""
+    import logging
+
+    mod = learner(name)
+    from agents.integrations.targets import TARGETS
+
+    assert mod.DEFAULTS["target"] in TARGETS and "reward" not in mod.DEFAULTS
+    assert mod.check_options({"target": "scale"})["target"] == "scale"
+    with pytest.raises(ValueError, match="option 'target' must be"):
+        mod.check_options({"target": "win"})
+    if name == "rllib":
+        with caplog.at_level(logging.WARNING, logger="ddz.train"):
+            assert mod.check_options({"reward": "win"})["target"] == "sign"
+        assert "option 'reward' is now 'target'" in caplog.text
+        with pytest.raises(ValueError, match="one option"):
+            mod.check_options({"reward": "win", "target": "sign"})
+        from agents.integrations.rllib.module import env_reward
+
+        o = mod.check_options({"target": "scale", "reward_scale": 1.0, "score_scale": 8.0})
+        assert env_reward(o) == {"reward": "score", "reward_scale": 0.125, "score_scale": 8.0}

@@ -100,6 +100,28 @@ def test_bid_epsilon_mixes_uniform_into_the_bidding_rows_only_and_the_entropy_st
     assert (mixture >= a.entropy()[bidding] - 1e-6).all() and (mixture > a.entropy()[bidding] + 1e-3).any()
 
 
+def test_bid_entropy_coeff_weighs_the_bids_entropy_apart_from_plays():
+    """``bid_entropy_coeff`` reaches Tianshou's loss as its other learners': PPO's one ``ent_coef`` is the larger
+    coefficient and each row's entropy is weighted so that bids get theirs and play its own."""
+    from agents.dmc.model import BIDDING_NET
+    from agents.integrations.move_policy import net_of_planes
+
+    policy = small_policy()
+    env = MaskedSeatEnv(DouDizhuSeatEnv(opponents="random", seat=0))
+    ppo = make_ppo(policy, env.action_space, ent_coef=0.01, bid_entropy_coeff=0.2)
+    assert ppo.ent_coef == pytest.approx(0.2)
+    obs = observations(12)
+    actor = ppo.policy.actor
+    plain = Actor(policy)
+    with torch.no_grad():
+        weighted, base = actor.dist(actor(obs)[0]), plain.dist(plain(obs)[0])
+    bidding = net_of_planes(torch.as_tensor(obs.obs).reshape(12, -1).float()) == BIDDING_NET
+    assert bidding.any() and (~bidding).any()
+    assert torch.allclose(weighted.entropy()[bidding], base.entropy()[bidding], atol=1e-6)
+    assert torch.allclose(weighted.entropy()[~bidding], 0.05 * base.entropy()[~bidding], atol=1e-6)
+    assert make_ppo(policy, env.action_space, ent_coef=0.01).ent_coef == pytest.approx(0.01)  # (None: the same)
+
+
 def test_ppo_samples_legal_moves_and_its_update_raises_a_positive_advantage_move():
     """Tianshou's PPO over the policy: its sampled actions are legal; one minibatch in which one move of
     the first bid has advantage +1 and the others -1 raises that move's probability."""

@@ -442,7 +442,7 @@ def export_policy(module: MoveScoringRLModule, path: str | os.PathLike, **info: 
 #: train()'s options and their defaults (``train.py --config rllib --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "num_envs": 128, "decisions_per_batch": 8192, "minibatch": 2048, "epochs": 1, "learning_rate": 1e-3, "reward_scale": 1.0,
-    "reward": "sign_play", "score_scale": 8.0,
+    "target": "sign_play", "score_scale": 8.0,
     "entropy_coeff": 0.01, "bid_entropy_coeff": 0.2, "bid_epsilon": 0.1, "opponents": ["rule"],
     "opponent_share": 0.0, "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1, "vector_env": True, "whole_hands": True,
@@ -478,8 +478,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
              logging_level="ERROR")
     config = build_config(num_envs=o["num_envs"], batch=o["decisions_per_batch"], minibatch=o["minibatch"], epochs=o["epochs"],
                           learning_rate=o["learning_rate"], state_layers=o["state_layers"],
-                          head_layers=o["head_layers"], init=o["init"], reward_scale=o["reward_scale"],
-                          reward=o["reward"], score_scale=o["score_scale"],
+                          head_layers=o["head_layers"], init=o["init"], **env_reward(o),
                           entropy_coeff=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"],
                           bid_epsilon=o["bid_epsilon"], opponents=o["opponents"],
                           opponent_share=o["opponent_share"], vector_env=o["vector_env"],
@@ -494,8 +493,9 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     def line() -> str:
         ret = last.get("env_runners", {}).get("agent_episode_returns_mean") or {}
-        what = {"score": "score", "win": "win/loss"}.get(o["reward"], "target")
-        return f"mean {what} by seat { {a: round(float(v) / o['reward_scale'], 2) for a, v in sorted(ret.items())} }"
+        what = {"none": "score", "sign": "win/loss"}.get(o["target"], "target")
+        scale = env_reward(o)["reward_scale"]
+        return f"mean {what} by seat { {a: round(float(v) / scale, 2) for a, v in sorted(ret.items())} }"
 
     try:
         if ses.resuming:
@@ -511,6 +511,15 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     finally:
         algo.stop()
         ray.shutdown()
+
+
+def env_reward(o: dict) -> dict:
+    """The learner's ``target`` (:mod:`agents.integrations.targets`) and ``reward_scale`` as the env's reward
+    (:func:`build_config`'s ``reward``, ``reward_scale``, ``score_scale``): "none" is the rulebook score,
+    "sign" the env's win/loss, "scale" the score times ``reward_scale / score_scale``."""
+    env = {"none": "score", "sign": "win", "sign_play": "sign_play", "scale": "score"}[o["target"]]
+    scale = o["reward_scale"] / o["score_scale"] if o["target"] == "scale" else o["reward_scale"]
+    return {"reward": env, "reward_scale": scale, "score_scale": o["score_scale"]}
 
 
 def decisions_sampled(result: dict) -> int:

@@ -633,7 +633,10 @@ def check_options(options: dict) -> dict:
             logging.getLogger("ddz.train").warning("sb3: option 'n_steps' is now 'decisions_per_batch' = n_steps x "
                                                    "num_envs (the old name works this release)")
             options["decisions_per_batch"] = options.pop("n_steps") * tables
-    return check("sb3", options, DEFAULTS)
+    o = check("sb3", options, DEFAULTS)
+    if o["target"] not in ("scale", "sign_play"):  # (SB3's GAE over its rewards, or the hand's two trajectories)
+        raise ValueError(f"sb3: option 'target' must be 'scale' or 'sign_play', got {o['target']!r}")
+    return o
 
 
 __all__ = ["check_options", "DEFAULTS", "split_targets", "MoveScoringSB3Policy", "LegalMovesDistribution", "export_policy", "policy_from_zip", "from_spec", "train"]

@@ -37,7 +37,7 @@ from ddz_env.actions import NUM_ACTIONS
 from ddz_env.observation import OBS_SHAPE
 
 from ...dmc.model import BIDDING_NET
-from ..move_policy import (LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, explore_bids, net_of_planes,
+from ..move_policy import (LEGAL_WIDTH, CandidateCategorical, MoveScoringPolicy, entropy_weights, explore_bids, net_of_planes,
                           padded_pairs, save_policy)
 
 
@@ -148,27 +148,31 @@ class Actor(nn.Module):
     ``last`` for :meth:`dist`, which Tianshou calls on these logits right after (``dist_fn``); the
     distribution's samples and log-probabilities are in action ids, as Tianshou's buffer holds them."""
 
-    def __init__(self, policy: MoveScoringPolicy, bid_epsilon: float = 0.0):
+    def __init__(self, policy: MoveScoringPolicy, bid_epsilon: float = 0.0, entropy_weights: Sequence[float] = (1.0, 1.0)):
         super().__init__()
         self.policy, self.bid_epsilon = policy, float(bid_epsilon)
-        self.last: tuple[torch.Tensor, torch.Tensor] | None = None
+        self.play_weight, self.bid_weight = (float(w) for w in entropy_weights)
+        self.last: tuple | None = None
 
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
         planes, legal = _inputs(obs, self.policy.action_counts.device)
         logits, ids, valid, _ = self.policy.candidates(planes, legal)
-        own = None
-        if self.bid_epsilon > 0:  # the behaviour policy explores bids: its log-probabilities are the logits
+        own = weight = None
+        if self.bid_epsilon > 0 or self.play_weight != self.bid_weight:
             bidding = net_of_planes(planes.reshape(planes.shape[0], -1).float()) == BIDDING_NET
-            own, logits = logits, explore_bids(logits, valid, bidding, self.bid_epsilon)
-        self.last = (ids, valid, own)  # (the entropy bonus is the policy's own, not the mixture's)
+            if self.bid_epsilon > 0:  # the behaviour policy explores bids: its log-probabilities are the logits
+                own, logits = logits, explore_bids(logits, valid, bidding, self.bid_epsilon)
+            if self.play_weight != self.bid_weight:  # (PPO's one ent_coef times each row's weight: bids apart)
+                weight = torch.where(bidding, self.bid_weight, self.play_weight).to(logits.dtype)
+        self.last = (ids, valid, own, weight)  # (the entropy bonus is the policy's own, not the mixture's)
         return logits, state
 
     def dist(self, logits: torch.Tensor) -> CandidateCategorical:
         """Tianshou's ``dist_fn``: the categorical over the candidates :meth:`forward` just scored."""
         if self.last is None or self.last[0].shape != logits.shape:
             raise RuntimeError("Actor.dist: call the actor on this batch first (its candidates are not known)")
-        ids, valid, own = self.last
-        return CandidateCategorical(logits, ids, valid, policy_logp=own)
+        ids, valid, own, weight = self.last
+        return CandidateCategorical(logits, ids, valid, entropy_weight=weight, policy_logp=own)
 
 
 class Critic(nn.Module):
@@ -185,21 +189,24 @@ class Critic(nn.Module):
 
 
 def make_ppo(policy: MoveScoringPolicy, action_space: gymnasium.Space, *, learning_rate: float = 1e-3,
-             eps_clip: float = 0.2, ent_coef: float = 0.01, bid_epsilon: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
+             eps_clip: float = 0.2, ent_coef: float = 0.01, bid_entropy_coeff: float | None = None,
+             bid_epsilon: float = 0.0, vf_coef: float = 0.5, gae_lambda: float = 0.95,
              gamma: float = 1.0, max_grad_norm: float = 1.0, max_batchsize: int = 256):
     """Tianshou's ``PPO`` over ``policy``: ``DiscreteActorPolicy(Actor)`` sampling from the categorical over each
     row's legal moves (:class:`~agents.integrations.move_policy.CandidateCategorical`, ``Actor.dist``; greedy when
     evaluated: ``deterministic_eval``), ``Critic`` for the advantages (GAE); ``bid_epsilon``: the actor draws bids,
-    doubles and redoubles uniformly with this probability (its categorical is that mixture)."""
+    doubles and redoubles uniformly with this probability (its categorical is that mixture);
+    ``bid_entropy_coeff``: their entropy bonus apart from play's ``ent_coef`` (None: the same)."""
     from tianshou.algorithm import PPO
     from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
 
-    actor = Actor(policy, bid_epsilon)
+    coeff, play, bid = entropy_weights(ent_coef, bid_entropy_coeff)
+    actor = Actor(policy, bid_epsilon, (play, bid))
     actor_policy = DiscreteActorPolicy(actor=actor, action_space=action_space, deterministic_eval=True,
                                        dist_fn=actor.dist)
     return PPO(policy=actor_policy, critic=Critic(policy), optim=AdamOptimizerFactory(lr=learning_rate),
-               eps_clip=eps_clip, ent_coef=ent_coef, vf_coef=vf_coef, gae_lambda=gae_lambda, gamma=gamma,
+               eps_clip=eps_clip, ent_coef=coeff, vf_coef=vf_coef, gae_lambda=gae_lambda, gamma=gamma,
                max_grad_norm=max_grad_norm, max_batchsize=max_batchsize, advantage_normalization=True)
 
 
@@ -212,7 +219,7 @@ def export_policy(policy: MoveScoringPolicy, path: str | os.PathLike, **info: An
 #: train()'s options and their defaults (``train.py --config tianshou --set options.KEY=VALUE``)
 DEFAULTS: dict[str, Any] = {
     "opponents": ["rule"], "num_envs": 128, "decisions_per_batch": 4096, "epochs": 2, "minibatch": 1024,
-    "learning_rate": 1e-3, "clip_epsilon": 0.2, "entropy_coeff": 0.01, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
+    "learning_rate": 1e-3, "clip_epsilon": 0.2, "entropy_coeff": 0.01, "bid_entropy_coeff": None, "bid_epsilon": 0.1, "gae_lambda": 0.95, "reward_scale": 0.05,
     "state_layers": (256,), "head_layers": (128,), "init": None, "checkpoint_seconds": 120.0,
     "progress_seconds": 30.0, "threads": 1,
 }
@@ -255,7 +262,8 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     torch.manual_seed(seed + collects)
     envs = SeatTables(n_envs, opps, seed=seed * 1000 + collects, reward_scale=o["reward_scale"])
     algo = make_ppo(policy, envs.action_space[0], learning_rate=o["learning_rate"], eps_clip=o["clip_epsilon"],
-                    ent_coef=o["entropy_coeff"], bid_epsilon=o["bid_epsilon"], gae_lambda=o["gae_lambda"])
+                    ent_coef=o["entropy_coeff"], bid_entropy_coeff=o["bid_entropy_coeff"], bid_epsilon=o["bid_epsilon"],
+                    gae_lambda=o["gae_lambda"])
     if ses.resuming:
         algo.load_state_dict(torch.load(ses.path(STATE_FILE), map_location="cpu", weights_only=True))
     buffer = VectorReplayBuffer(int(o["decisions_per_batch"]) + n_envs * 64, n_envs)  # (a hand: at most ~30 of a
