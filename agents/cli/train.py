@@ -34,9 +34,35 @@ with needs_installed("python -m agents.cli.train", "agents.cli.train", active=__
     from agents.runs.algos import LIBRARY_SCHEMA, algo_of
 
 
-def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
-    epilog = (config_help() + "\n\nA library learner's config (algo: sb3, tianshou, torchrl or rllib) has these keys "
-              "instead:\n" + LIBRARY_SCHEMA.help().split("\n", 1)[1])
+def learner_help(argv: list[str] | None) -> str:
+    """``--config NAME --help`` of a library learner's config: that learner's options, their defaults and help
+    (its module's ``DEFAULTS``; where its library is missing, the command that installs it)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config")
+    pre.add_argument("--set", dest="overrides", action="append", default=[])
+    known, _ = pre.parse_known_args(argv if argv is not None else sys.argv[1:])
+    if not known.config:
+        return ""
+    try:
+        algo = algo_of(config_path(known.config) if known.config in available_configs() else known.config,
+                       known.overrides)
+    except ValueError:
+        return ""
+    if algo == "dmc":
+        return ""
+    from agents.integrations.options import options_help
+    from agents.integrations.runner import learner_module
+
+    try:
+        module = learner_module(algo)
+    except ImportError as e:
+        return f"\n\n{algo}'s options: {e}"
+    return "\n\n" + options_help(algo, module.DEFAULTS)
+
+
+def parser(prog: str = "ddz-train", more: str = "") -> argparse.ArgumentParser:
+    epilog = (config_help() + "\n\nA library learner's config (algo: ppo, sb3, tianshou, torchrl or rllib) has these "
+              "keys instead (--config NAME --help: its options too):\n" + LIBRARY_SCHEMA.help().split("\n", 1)[1] + more)
     ap = argparse.ArgumentParser(prog=prog, description=plain(__doc__), epilog=plain(epilog),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", metavar="NAME_OR_PATH",
@@ -51,7 +77,8 @@ def parser(prog: str = "ddz-train") -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None, prog: str = "ddz-train") -> int:
-    ap = parser(prog)
+    asks_help = any(a in ("-h", "--help") for a in (argv if argv is not None else sys.argv[1:]))
+    ap = parser(prog, learner_help(argv) if asks_help else "")
     args = ap.parse_args(argv)
     name = ap.prog
     if not args.config and not args.resume:

@@ -64,6 +64,50 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+#: option -> its one-line help (``train.py --config NAME --help`` lists a learner's options with these)
+HELP: dict[str, str] = {
+    "num_envs": "tables stepped together (one batched env)",
+    "threads": "torch threads of the learner's process",
+    "decisions_per_batch": "decisions collected before each update",
+    "minibatch": "decisions per gradient step",
+    "epochs": "passes over each batch",
+    "snapshot_every": "batches between frozen copies of the policy ('self' opponents)",
+    "learning_rate": "Adam's step size (sb3: null, its own default)",
+    "clip_epsilon": "PPO's ratio clip",
+    "vf_coef": "weight of the value loss",
+    "entropy_coeff": "entropy bonus of play",
+    "bid_entropy_coeff": "entropy bonus of bids, doubles and redoubles (null: entropy_coeff's)",
+    "bid_epsilon": "probability of a uniform bid, double or redouble (the behaviour policy explores them)",
+    "gae_lambda": "GAE's lambda (gamma 1 but where said)",
+    "gamma": "discount per decision",
+    "opponent_share": "share of hands with one or two seats held by opponents",
+    "reward_scale": "reward = score x this (the library's own returns)",
+    "score_scale": "score / this: the bids' target (and every decision's with target 'scale')",
+    "target": "a hand's targets: sign_play, scale, sign or none (agents/integrations/targets.py)",
+    "state_layers": "state encoder widths", "head_layers": "move-scoring head widths",
+    "critic_layers": "central critic widths (central_critic)",
+    "central_critic": "a critic that also sees the other hands (training only; the policy sees its seat's)",
+    "hand_after": "the head also sees the hand each move leaves",
+    "vector_env": "rllib: the tables as one batched env (else one PettingZoo env a table)",
+    "whole_hands": "rllib: the runner steps the tables in its own loop and gives the learner whole hands",
+    "opponents": "agent specs at the other seats ('self': a frozen copy of the policy)",
+    "init": "start from a DMC agent ('pretrained', a run folder); null: from scratch",
+    "checkpoint_seconds": "seconds between checkpoints", "progress_seconds": "seconds between progress lines",
+    "collectors": "collector processes (0: collect in the learner's process)",
+}
+
+
+def options_help(learner: str, defaults: dict) -> str:
+    """A learner's options, one line each: ``options.NAME``, its default, its help (``train.py --help``)."""
+    from ..runs.config import show
+
+    rows = [(f"options.{k}", "null" if v is None else show(list(v) if isinstance(v, tuple) else v), HELP[k])
+            for k, v in defaults.items()]
+    wide = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+    return f"{learner}'s options (--set options.NAME=VALUE):\n" + "\n".join(
+        f"  {a:{wide[0]}s}  {b:{wide[1]}s}  {c}" for a, b, c in rows)
+
+
 #: an idea's old names in one learner or another -> its one name in every learner (the batch geometry, the
 #: entropy bonus, the clip): an old name still works this release, with a one-line deprecation
 RENAMED: dict[str, str] = {
@@ -110,9 +154,10 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
     """``options`` over ``defaults``, each value checked (``ValueError`` naming the learner and the option);
     with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once. An idea's old name
     is read as its one name (:func:`renamed`)."""
-    unchecked = sorted(set(defaults) - set(CHECKS))
-    if unchecked:  # (a learner's option cannot exist without its check: said at its first use, tests included)
-        raise TypeError(f"{learner}: option {unchecked[0]!r} has no check in agents.integrations.options.CHECKS")
+    unchecked = sorted(set(defaults) - (set(CHECKS) & set(HELP)))
+    if unchecked:  # (a learner's option cannot exist without its check and help: said at its first use, tests too)
+        raise TypeError(f"{learner}: option {unchecked[0]!r} has no check and help in agents.integrations.options "
+                        f"(CHECKS, HELP)")
     options = renamed(learner, options, defaults)
     unknown = sorted(set(options) - set(defaults))
     if unknown:
@@ -144,4 +189,4 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
     return o
 
 
-__all__ = ["CHECKS", "RENAMED", "RENAMED_VALUES", "check_options", "renamed"]
+__all__ = ["CHECKS", "HELP", "RENAMED", "RENAMED_VALUES", "check_options", "options_help", "renamed"]

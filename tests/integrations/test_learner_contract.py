@@ -46,12 +46,24 @@ def test_every_library_learner_has_its_small_options():
 def test_every_option_of_a_learner_has_its_check(name):
     """An option cannot exist without its check: each learner's options are in CHECKS, and an option that is
     not is refused at the first use of the learner's checks."""
-    from agents.integrations.options import CHECKS, check_options
+    import subprocess
+    import sys
+
+    from agents.integrations.options import CHECKS, HELP, RENAMED, check_options
+    from common import ROOT
 
     mod = learner(name)
-    assert set(mod.DEFAULTS) <= set(CHECKS), sorted(set(mod.DEFAULTS) - set(CHECKS))
+    assert set(mod.DEFAULTS) <= set(CHECKS) & set(HELP), sorted(set(mod.DEFAULTS) - set(CHECKS) & set(HELP))
+    assert set(HELP) == set(CHECKS) - set(RENAMED) - {"n_steps"}  # (old names: their new name's help; SB3's
+    # n_steps is decisions_per_batch / num_envs)
     with pytest.raises(TypeError, match="option 'new_knob' has no check"):
         check_options(name, {}, {**mod.DEFAULTS, "new_knob": 1}, load_specs=False)
+    # train.py --config NAME --help lists the learner's options, each with its default and help
+    out = subprocess.run([sys.executable, "train.py", "--config", name, "--help"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300).stdout
+    listed = out.split(f"{name}'s options (--set options.NAME=VALUE):", 1)[1]
+    for k in mod.DEFAULTS:
+        assert f"options.{k} " in listed and HELP[k] in listed, k
 
 
 @pytest.mark.parametrize("name", LEARNERS)
