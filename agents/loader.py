@@ -117,6 +117,13 @@ SCHEME_FORMS = ("search:BASE (rollouts of agent BASE), sb3:MODEL.zip (an SB3 mod
                 "folder or checkpoint), douzero:DIR (DouZero's networks), onnx:FILE.onnx (an agent exported by "
                 "python -m agents.export)")
 
+#: every kind of agent spec `load` takes, in words: the one list of the programs' help (evaluate.py's --a and
+#: --b, ddz-play's --vs, ddz-web's --agent), so that each names the same kinds (a scheme added to `_SCHEMES`
+#: and `SCHEME_FORMS` is listed by all of them)
+SPEC_KINDS = ("a name (random, rule, pretrained), a run folder, a checkpoint or policy .pt file, or a scheme spec: "
+              f"{SCHEME_FORMS}; douzero:DIR?bidder=SPEC names the agent that bids and doubles for DouZero's "
+              "networks (default rule)")
+
 
 def _scheme(spec: Any) -> str | None:
     """The scheme of a scheme spec (``"douzero"`` of ``"douzero:DIR"``), else None."""

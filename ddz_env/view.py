@@ -25,7 +25,7 @@ import numpy as np
 from .actions import action_to_string, phase_of
 from .cards import NUM_SEATS, counts_string
 from .game import Game, Phase
-from .moves import PASS
+from .moves import MOVE_TYPE, PASS, MoveType
 from .observation import HIDDEN, known_doubles, seat_history
 from .record import record_of
 from .rules import Role
@@ -51,6 +51,26 @@ def said(action: int) -> str:
     return spaced(name) if phase_of(action) == "PLAY" and name != "pass" else _WORDS.get(name, name)
 
 
+#: the kinds of move (R9-R13, :class:`~ddz_env.moves.MoveType`) as people name them, in the move table's order: the
+#: web page groups a seat's legal moves by them
+KIND_WORDS = {MoveType.SINGLE: "singles", MoveType.PAIR: "pairs", MoveType.TRIO: "trios",
+              MoveType.TRIO_SINGLE: "trio + a card", MoveType.TRIO_PAIR: "trio + a pair", MoveType.STRAIGHT: "straights",
+              MoveType.PAIR_CHAIN: "pairs in a row", MoveType.AIRPLANE: "trios in a row",
+              MoveType.AIRPLANE_SINGLES: "trios in a row + cards", MoveType.AIRPLANE_PAIRS: "trios in a row + pairs",
+              MoveType.FOUR_TWO_SINGLES: "four + two cards", MoveType.FOUR_TWO_PAIRS: "four + two pairs",
+              MoveType.BOMB: "bombs", MoveType.ROCKET: "rocket"}
+
+
+def kind(action: int) -> str:
+    """The kind of an action as people name it: a move's (:data:`KIND_WORDS`: ``pairs``, ``straights``,
+    ``bombs``...), ``pass``, or the phase of a choice (``bid``, ``double``, ``redouble``)."""
+    a = int(action)
+    phase = phase_of(a)
+    if phase != "PLAY":
+        return phase.lower()
+    return "pass" if a == PASS else KIND_WORDS[MoveType(int(MOVE_TYPE[a]))]
+
+
 def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) -> dict[str, Any]:
     """What ``seat`` may see of ``game`` now, as JSON-able data; ``seat=None`` is a spectator who
     sees everything (a replay, or agents playing each other).
@@ -58,7 +78,8 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
     A seat sees its own cards, the public history (each entry's ``name`` is the action's, ``text`` what
     people read: :func:`said`; another farmer's double is ``"?"``, read ``chose (secret)``, until both
     have chosen, R5; its own choice it knows), the cards left per seat (R21), the bottom once
-    revealed (R7) and its legal actions when on turn; the other hands only once the hand is over.
+    revealed (R7) and its legal actions when on turn (``legal_kinds``: the :func:`kind` of each); the other hands
+    only once the hand is over.
     """
     g = game
     names = list(names) if names is not None else [f"seat {s}" for s in range(NUM_SEATS)]
@@ -73,6 +94,7 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
         to_beat = {"seat": int(g.last_mover), "cards": action_to_string(g.last_move)}
     on_turn = seat is not None and g.current_player == seat and not over
     worth = stake(g, seat)  # once: the outcome reads it too
+    legal = g.legal_actions() if on_turn else []
     return {
         "seat": seat, "players": names, "phase": g.phase.name, "to_act": int(g.current_player),
         "your_turn": on_turn,
@@ -87,7 +109,8 @@ def seat_view(game: Game, seat: int | None, names: Sequence[str] | None = None) 
         "played": [counts_string(g.played[s]) for s in range(NUM_SEATS)],
         "to_beat": to_beat,
         "history": history,
-        "legal": [action_to_string(a) for a in g.legal_actions()] if on_turn else [],
+        "legal": [action_to_string(a) for a in legal],
+        "legal_kinds": [kind(a) for a in legal],
         "over": bool(over),
         "result": record_of(g)["result"] if over else None,
         "stake": worth,
@@ -169,4 +192,4 @@ def _outcome(g: Game, seat: int | None, st: dict[str, Any] | None) -> dict[str, 
     return {"headline": headline, "line": line, "side": side}
 
 
-__all__ = ["ROLE_NAMES", "SECRET", "seat_view", "stake", "outcome", "spaced", "said"]
+__all__ = ["ROLE_NAMES", "SECRET", "KIND_WORDS", "seat_view", "stake", "outcome", "spaced", "said", "kind"]

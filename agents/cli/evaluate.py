@@ -64,10 +64,10 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     first, _, rest = plain(__doc__).partition("\n")  # the title once, the rest of the doc page after the options
     p = argparse.ArgumentParser(prog=prog, description=first,
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=rest.strip("\n"))
-    spec = ("random, rule, pretrained, a run folder, a checkpoint path, or douzero:DIR[?bidder=SPEC] (DouZero's "
-            "networks; the bidder, default rule, bids and doubles for them)")
-    p.add_argument("--a", help=f"agent A: {spec}")
-    p.add_argument("--b", help=f"agent B: {spec}")
+    from agents.loader import SPEC_KINDS  # (the kinds of spec every program's help lists, in one string)
+
+    p.add_argument("--a", help=f"agent A: {SPEC_KINDS}")
+    p.add_argument("--b", help="agent B: any spec --a takes")
     p.add_argument("--deals", type=int, default=2000, help="number of seeded deals (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--mode", choices=MODES, default="duplicate", help="duplicate (default) or fixed-landlord")
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None, prog: str = "ddz-evaluate") -> int:
     p.add_argument("--save-replays", metavar="DIR",
                    help="save every hand as a hand record (JSON) in DIR; open them with python -m agents.play.web --replays DIR")
     p.add_argument("--league", nargs="+", metavar="AGENT",
-                   help="instead of --a/--b: every pair of these agents plays duplicate on the same deals; ratings "
+                   help="instead of --a/--b: every pair of these agents (any spec --a takes) plays duplicate on the same deals; ratings "
                         "and a score matrix (RUN@N: a run's kept checkpoints every N frames; agents/evaluation/league.py)")
     a = p.parse_args(argv)
     if a.league is not None:  # the league (agents/cli/league.py)

@@ -14,12 +14,9 @@ libraries (Stable-Baselines3, sb3-contrib's ``MaskablePPO``...) need:
 | Observation   | ``Box(0, 1, (29, 4, 15), int8)``: the learning seat's planes (see ``ddz_env.env``) |
 | Action space  | ``Discrete(24648)``, the ids of ``ddz_env.env`` (bid, double, redouble and play) |
 | Mask          | ``env.action_masks()`` -> bool ``(24648,)``; also ``info["action_mask"]`` if ``mask_in_info`` |
-| Reward        | 0 until the hand ends, then the learning seat's reward from the AEC env: the R19 score |
-|               | (``reward="score"``, times ``reward_scale``) or +1/-1 (``reward="win"``) |
+| Reward        | 0 until the hand ends, then the learning seat's reward from the AEC env: the R19 score (``reward="score"``, times ``reward_scale``) or +1/-1 (``reward="win"``) |
 | Episode       | one hand, from the learning seat's first decision to the end of the hand |
-| Illegal action| ``ValueError`` (the state is left intact); ``on_illegal="timeout"`` plays R20's |
-|               | timeout action instead and reports ``info["illegal"] = 1``. An action that is no |
-|               | integer id (a float, a longer array) is a ``TypeError`` either way, never truncated |
+| Illegal action| ``ValueError`` (the state is left intact); ``on_illegal="timeout"`` plays R20's timeout action instead and reports ``info["illegal"] = 1``. An action that is no integer id (a float, a longer array) is a ``TypeError`` either way, never truncated |
 
 Episodes and hands:
 

@@ -13,7 +13,7 @@ needs, in words (``agents.play.explain``), then a new prompt; so does a line tha
 the terminal's encoding. Each hand's record
 (``ddz_env.record``) is saved to ``--save-dir``, finished or not: after ``quit``, the end of the
 input or Ctrl-C too (which then exits with status 130). ``--save-dir`` is checked before the
-first hand, and a record that cannot be written is one ``error:`` line.
+first hand, and a record that cannot be written is one ``error:`` line (``ddz-play: error: ...``).
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from ddz_env.record import save
 from ddz_env.rules import Rules
 
 from .._entry import plain
+from ..loader import SPEC_KINDS
 from .explain import NOTHING_BEATS_IT
 from .match import Match, said, spaced
 
@@ -162,19 +163,29 @@ def _tolerant_stdin() -> None:
         reconfigure(errors="replace")
 
 
-def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int:
-    ap = argparse.ArgumentParser(prog="ddz-play", description=plain(__doc__.split("\n\n")[0]),
+def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+         prog: str = "ddz-play") -> int:
+    """The program; its exit status. ``prog``: its name in its usage and error lines, as typed (``ddz-play``, or
+    ``python -m agents.play`` from ``__main__``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=plain(__doc__.split("\n\n")[0]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=plain(__doc__))
     ap.add_argument("--vs", default="rule",
-                    help="the other seats' agents: one spec for both or two comma-separated (next seat first); "
-                         "names (random, rule, pretrained), checkpoint paths or douzero:DIR[?bidder=SPEC] (DouZero's "
-                         "networks; the bidder, default rule, bids and doubles) (default: rule)")
+                    help="the other seats' agents: one spec for both or two comma-separated (next seat first), "
+                         f"each {SPEC_KINDS} (default: rule)")
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat (default 0)")
     ap.add_argument("--seed", type=int, default=0, help="deal seed, 0 or more (deals are evaluate.py's deals of this seed)")
     ap.add_argument("--deals", type=int, default=1, help="hands to play (default 1)")
     ap.add_argument("--rules", default="rulebook", help='rules of the hands: rulebook (default), douzero (no bidding, no doubling) or fields such as doubling=false')
     ap.add_argument("--save-dir", default="hands", help="folder for the hand records (default: hands/)")
     args = ap.parse_args(argv)
+
+    def error(text: str) -> None:  # one line naming the program, on stderr as argparse's (``write`` when given one)
+        line = f"{ap.prog}: error: {text}"
+        if write is print:
+            print(line, file=sys.stderr)
+        else:
+            write(line)
+
     if args.deals < 1:
         ap.error("--deals must be at least 1")
     if args.seed < 0:
@@ -199,7 +210,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
             if sp not in cache:
                 cache[sp] = load(sp)
     except (ValueError, FileNotFoundError, TypeError, ImportError) as e:  # ImportError: torch missing, the extra named
-        write(f"error: {e}")
+        error(str(e))
         return 2
     others = [(args.seat + 1) % 3, (args.seat + 2) % 3]
     agents: list = [None, None, None]
@@ -211,7 +222,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
     try:
         os.makedirs(args.save_dir, exist_ok=True)
     except OSError as e:
-        write(f"error: --save-dir {args.save_dir}: cannot create it ({write_failure(e)})")
+        error(f"--save-dir {args.save_dir}: cannot create it ({write_failure(e)})")
         return 2
     totals = [0, 0, 0]
     for i in range(args.deals):
@@ -228,7 +239,7 @@ def main(argv=None, read: Callable[[str], str] = input, write: Callable[[str], N
             save(match.record({"human_seat": args.seat}), path)
         except OSError as e:
             before = f"the records of hands 1-{i} in {args.save_dir} are intact; " if i else ""
-            write(f"error: could not save the record of hand {i + 1} to {path} ({write_failure(e)}): nothing was "
+            error(f"could not save the record of hand {i + 1} to {path} ({write_failure(e)}): nothing was "
                   f"written there; {before}free space or choose another --save-dir to keep the next hands")
             return 1
         write(f"record saved: {path}")

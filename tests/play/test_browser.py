@@ -9,7 +9,6 @@ ones in docs/screenshots/ were made so.
 Needs chromium and chromedriver (``.ci/run`` installs them from the distribution's packages)."""
 import json
 import os
-import shutil
 import threading
 
 import pytest
@@ -24,54 +23,20 @@ from agents import RuleAgent  # noqa: E402
 from agents.play.match import Match  # noqa: E402
 from ddz_env import record  # noqa: E402
 
+from webpage import MISSING  # noqa: E402
+from webpage import armed as _armed  # noqa: E402
+from webpage import click_and_wait as _click_and_wait  # noqa: E402
+from webpage import log_len as _log_len  # noqa: E402
+from webpage import no_sideways_scroll as _no_sideways_scroll  # noqa: E402
+from webpage import open_page as _open  # noqa: E402
+from webpage import phase as _phase  # noqa: E402
+from webpage import state as _state  # noqa: E402
+from webpage import to_the_lead as _to_the_lead  # noqa: E402
+from webpage import viewport as _viewport  # noqa: E402
 from webserver import Server  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="chromium and chromedriver are not installed "
-                                "(apt-get install chromium chromium-driver; .ci/run does it)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1000"):
-        opts.add_argument(a)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    d = os.environ.get("DDZ_SCREENSHOTS") or str(tmp_path_factory.mktemp("shots"))
-    os.makedirs(d, exist_ok=True)
-    return d
-
-
-def _viewport(driver, width, height):
-    """The page as a device of this size shows it (a phone below 700 px wide: its viewport meta honoured)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
-                                                                  "deviceScaleFactor": 1, "mobile": width < 700})
-
-
-def _open(driver, server, speed="0"):
-    """The page, ready, with the agents' pace set (``"0"``: instant)."""
-    driver.get(server.url + "/")
-    WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
-    Select(driver.find_element(By.ID, "speed")).select_by_value(speed)
-
-
-def _state(driver):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-state")
-
-
-def _armed(driver):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-armed") == "1"
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+# (the fixtures browser, one Chromium for the module, and shots, the screenshots' folder: tests/play/conftest.py)
 
 
 def _to_act(d):
@@ -79,17 +44,6 @@ def _to_act(d):
     then a click on them plays nothing)."""
     state = _state(d)
     return state == "over" or (state == "your-turn" and _armed(d))
-
-
-def _log_len(driver):
-    return len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
-
-
-def _click_and_wait(driver, element):
-    n = _log_len(driver)
-    element.click()
-    WebDriverWait(driver, 30).until(lambda d: _log_len(d) != n or _state(d) == "over"
-                                    or d.find_element(By.ID, "message").text)
 
 
 def test_play_a_hand_by_clicking_then_replay_it_and_step_through_a_saved_one(browser, shots, tmp_path):
@@ -299,29 +253,6 @@ def test_markup_in_a_shared_record_is_shown_as_text_and_never_runs(browser, shot
 
 
 # ---------------------------------------------------------------------------- issue 39: phone and desktop
-def _to_the_lead(d):
-    """Seed 0, deal 0, seat 0 bids first: bid 3, no redouble; the person leads with 20 cards."""
-    d.find_element(By.ID, "btn-new").click()
-    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d))
-    d.find_element(By.CSS_SELECTOR, ".bid-btn[data-action='bid 3']").click()
-    WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d) and _phase(d) != "BID")
-    while _phase(d) == "REDOUBLE":
-        _click_and_wait(d, d.find_element(By.ID, "btn-nodouble"))
-        WebDriverWait(d, 30).until(lambda d: _state(d) == "your-turn" and _armed(d))
-    assert _phase(d) == "PLAY" and len(d.find_elements(By.CSS_SELECTOR, "#hand .card")) == 20
-
-
-def _phase(d):
-    return d.find_element(By.TAG_NAME, "body").get_attribute("data-phase")
-
-
-def _no_sideways_scroll(d, width):
-    """Nothing wider than the screen: no sideways scroll, and (on a phone, which would zoom out to fit a wider
-    page) the layout as wide as the device."""
-    sw, iw = d.execute_script("return [document.scrollingElement.scrollWidth, window.innerWidth]")
-    assert sw <= iw == width, (sw, iw, width)
-
-
 # which card each rank label's corners and centre show: the card whose label it is, or another
 _RANKS_SEEN = """
 const cards = [...document.querySelectorAll('#hand .card')];

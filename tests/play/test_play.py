@@ -90,6 +90,22 @@ def test_unknown_agent_is_a_clear_error(tmp_path):
     assert "unknown agent 'rul'" in out[0]
 
 
+def test_an_unknown_agent_is_one_error_line_naming_the_program(tmp_path):
+    """``python -m agents.play --vs rul`` printed a bare ``error: unknown agent 'rul' ...`` on stdout, where the other
+    programs (and its own bad options) say ``PROGRAM: error: ...`` on stderr: now it names the program as typed
+    (``ddz-play`` as the console script), on stderr, and exits 2."""
+    out = []
+    assert main(["--vs", "rul", "--save-dir", str(tmp_path)], read=input, write=out.append) == 2
+    assert out == [out[0]] and out[0].startswith("ddz-play: error: unknown agent 'rul' (did you mean 'rule'?)"), out
+    r = subprocess.run([sys.executable, "-m", "agents.play", "--vs", "rul", "--save-dir", str(tmp_path / "h")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m agents.play: error: unknown agent 'rul'"), r.stderr
+    r = subprocess.run([sys.executable, "-m", "agents.play", "--seat", "5"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "python -m agents.play: error: argument --seat" in r.stderr, r.stderr
+
+
 def test_parse_action_per_phase():
     g = Game.deal(0, first_bidder=0)
     assert parse_action(" Pass ", g) == BID_PASS and parse_action("bid 3", g) == BID_3
@@ -228,7 +244,7 @@ def test_a_record_that_cannot_be_saved_is_one_error_line(tmp_path, monkeypatch):
     monkeypatch.setattr(files, "open", fills, raising=False)
     p = Person()
     rc = main(["--vs", "rule", "--seed", "3", "--deals", "3", "--save-dir", str(tmp_path)], read=p.read, write=p.write)
-    errors = [x for x in p.out if x.startswith("error:")]
+    errors = [x for x in p.out if x.startswith("ddz-play: error:")]
     assert rc == 1 and len(errors) == 1
     assert "record of hand 2" in errors[0] and "No space left on device" in errors[0]
     assert f"the records of hands 1-1 in {tmp_path} are intact" in errors[0]

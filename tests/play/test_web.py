@@ -18,7 +18,7 @@ from webserver import Server  # noqa: E402
 
 VIEW_KEYS = {"seat", "players", "phase", "to_act", "your_turn", "hands", "cards_left", "roles", "landlord",
              "first_bidder", "bids", "bid", "doubled", "redoubled", "bottom", "played", "to_beat", "history",
-             "legal", "over", "result", "stake", "outcome"}
+             "legal", "legal_kinds", "over", "result", "stake", "outcome"}
 
 
 @pytest.fixture(scope="module")

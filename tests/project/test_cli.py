@@ -160,6 +160,35 @@ def test_evaluate_records_a_command_that_reproduces_it(tmp_path):
     assert json.loads(out.read_text())["command"].startswith("ddz-evaluate --a rule --b random --deals 2")
 
 
+def test_every_program_that_seats_agents_lists_the_same_kinds_of_agent_spec(capsys):
+    """ddz-web's ``--agent`` help did not name ``onnx:`` (nor ``rllib:``), evaluate.py's ``--a`` and ddz-play's
+    ``--vs`` named neither, each program with its own list: now each help lists ``agents.loader.SPEC_KINDS``,
+    the one list, which names every scheme ``agents.load`` reads."""
+    from agents import loader
+    from agents.cli.evaluate import main as evaluate
+    from agents.play.terminal import main as play
+
+    def squeezed(text: str) -> str:  # (argparse wraps the help at any space, and after a hyphen)
+        return "".join(text.split())
+
+    for scheme in loader._SCHEMES:
+        assert f"{scheme}:" in loader.SPEC_KINDS and f"{scheme}:" in loader.SCHEME_FORMS, scheme
+    helps = {}
+    for name, program in (("evaluate.py", evaluate), ("ddz-play", play)):
+        with pytest.raises(SystemExit):
+            program(["--help"])
+        helps[name] = capsys.readouterr().out
+    pytest.importorskip("fastapi", reason="the web extra (fastapi, uvicorn) is not installed")
+    from agents.play.web.server import parse_args
+
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    helps["ddz-web"] = capsys.readouterr().out
+    for name, text in helps.items():
+        assert squeezed(loader.SPEC_KINDS) in squeezed(text), (name, text)
+        assert "onnx:FILE.onnx" in text and "rllib:RUN" in text, (name, text)
+
+
 # ---------------------------------------------------------------------------------------------- run folders
 def _run_folder(tmp_path: Path) -> Path:
     torch = pytest.importorskip("torch")

@@ -87,6 +87,48 @@ def test_no_page_shows_raw_rest_markup(site):
     assert "<table>" in (site / "api" / "core" / "index.html").read_text() and "<li><strong>state encoder" in api
 
 
+class _Rows(HTMLParser):
+    """The body rows of a page's tables (rows of ``<td>`` cells): each a list of its cells' text."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag == "td" and self.rows:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.rows[-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def test_no_table_row_has_an_empty_first_cell(site):
+    """The Library adapters page showed three rows with an empty first cell under the single-seat env's table:
+    a Markdown table in a docstring whose long rows went on, wrapped, in rows of their own (``|  | (reward=...``).
+    Every table of every built page, the API pages from the docstrings included: each body row names its first
+    cell (a header's corner may be empty)."""
+    problems = []
+    for page in pages(site):
+        parser = _Rows()
+        parser.feed(page.read_text())
+        for row in parser.rows:
+            if row and not row[0]:
+                problems.append(f"{page.relative_to(site)}: {row}")
+    assert not problems, "\n".join(problems)
+    api = _Rows()
+    api.feed((site / "api" / "integrations" / "index.html").read_text())
+    assert any(row[:1] == ["Illegal action"] and "TypeError" in row[1] for row in api.rows), api.rows
+
+
 def test_readme_is_short_and_links_every_page():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 80

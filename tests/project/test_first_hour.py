@@ -75,7 +75,28 @@ def test_an_evaluation_log_line_leaves_out_a_missing_value(caplog):
         with caplog.at_level(logging.INFO, logger="dmc"):
             TrainingEvaluator._write(Fake, [row])
     line = caplog.messages[-1]
-    assert line.endswith("per hand; WP farmers 0.25") and "landlord ," not in line, line
+    assert line.endswith("per hand; WP farmers 0.250") and "landlord ," not in line, line
+
+
+def test_an_evaluation_log_line_gives_every_figure_in_3_decimals(tmp_path, caplog):
+    """The training log's evaluation line mixed the scores' 3 decimals with eval.csv's 5 for the win rates
+    (``... per hand; WP landlord 0.51471, farmers 0.5``): now every figure has 3 (eval.csv keeps its 5)."""
+    pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from agents.dmc.learner.periodic_eval import EVAL_FIELDS, TrainingEvaluator
+
+    row = {k: "" for k in EVAL_FIELDS}
+    row.update(frames=200000, opponent="rule", mode="fixed-landlord", score=0.12345, ci_lo=-0.5, ci_hi=0.74691,
+               wp_landlord=0.51471, wp_farmer=0.5)
+    with caplog.at_level(logging.INFO, logger="dmc"):
+        TrainingEvaluator._write(SimpleNamespace(path=tmp_path / "eval.csv", tb=None), [row])
+    line = caplog.messages[-1]
+    assert line == ("eval at 200000 frames vs rule (fixed-landlord): +0.123 [-0.500, +0.747] per hand; "
+                    "WP landlord 0.515, farmers 0.500"), line
+    figures = re.findall(r"\d+\.\d+", line)
+    assert len(figures) == 5 and {len(f.split(".")[1]) for f in figures} == {3}, figures
+    assert ",0.51471," in (tmp_path / "eval.csv").read_text()  # the file keeps its 5 decimals
 
 
 def test_small_evaluations_get_student_t_intervals():

@@ -56,6 +56,11 @@ def _signed(x: Any) -> str:
     return "?" if x in ("", None) else f"{float(x):+.3f}"
 
 
+def _rate(x: Any) -> str:
+    """A win rate in the log line, in the scores' 3 decimals: ``0.515`` (eval.csv keeps 5: ``0.51471``)."""
+    return f"{float(x):.3f}"
+
+
 def _round(x: Any) -> Any:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 5)
 
@@ -227,7 +232,7 @@ class TrainingEvaluator:
         with open(self.path, "a", newline="") as f:
             csv.DictWriter(f, fieldnames=EVAL_FIELDS).writerows(rows)
         for r in rows:
-            wp = [f"{side} {r[key]}" for side, key in (("landlord", "wp_landlord"), ("farmers", "wp_farmer"))
+            wp = [f"{side} {_rate(r[key])}" for side, key in (("landlord", "wp_landlord"), ("farmers", "wp_farmer"))
                   if r.get(key, "") != ""]
             log.info("eval at %d frames vs %s (%s): %s [%s, %s] per hand%s", r["frames"], r["opponent"], r["mode"],
                      _signed(r["score"]), _signed(r["ci_lo"]), _signed(r["ci_hi"]), f"; WP {', '.join(wp)}" if wp else "")

@@ -70,8 +70,9 @@ device or a folder named ``x.json`` is left out of the list and a 404 when asked
 for a writer, holding the request).
 
 The page seats agents by name only: the registered names (``random``, ``rule``, ``pretrained``), and
-the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec: a
-checkpoint or policy ``.pt``, a run folder, ``sb3:``, ``search:``, ``douzero:DIR``, e.g. ``--agent
+the names the server's operator adds with ``--agent NAME=SPEC`` (any ``agents.load`` spec, those
+``agents.loader.SPEC_KINDS`` lists: a checkpoint or policy ``.pt``, a run folder, ``sb3:``, ``rllib:``, ``search:``,
+``douzero:DIR``, ``onnx:FILE.onnx``, e.g. ``--agent
 douzero=douzero:baselines/douzero_ADP``), listed as ``NAME`` (never as the kind its checkpoint names,
 ``dmc`` or ``movescore``: :func:`agents.loader.registered` leaves those out).
 A request never names a file or a folder.
@@ -106,6 +107,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...loader import SPEC_KINDS
 from .tables import (MAX_GAMES, MAX_RECORD_BYTES, AgentFailure, BadRequest, Busy, Conflict, MoveRefused, NotFound,
                      TableError, Tables, TooLarge, parsed, spectate)
 
@@ -393,10 +395,8 @@ def parse_args(argv=None):
     ap.add_argument("--no-save", action="store_true", help="keep no hands on disk (a finished hand can still be "
                                                           "replayed and downloaded from the page)")
     ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
-                    help="let the page seat agent SPEC under the name NAME (any spec evaluate.py --a takes: a run "
-                         "folder, a checkpoint or policy .pt, sb3:MODEL.zip, search:BASE, douzero:DIR[?bidder=SPEC]: "
-                         "DouZero's networks, a bidder agent bidding and doubling for them, default rule); the "
-                         "menus list NAME; repeatable")
+                    help=f"let the page seat agent SPEC under the name NAME; the menus list NAME; repeatable. SPEC "
+                         f"is any spec evaluate.py --a takes: {SPEC_KINDS}")
     return ap.parse_args(argv)
 
 

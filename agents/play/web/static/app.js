@@ -210,7 +210,9 @@ function drawHand(mine, view, me) {
   layoutHand();
 }
 
+// `acting`: the seat whose move is being shown (lit); none once the hand is over (nobody is to act then)
 function draw(view, me, acting) {
+  if (view.over) acting = null;
   const said = lastSaid(view);
   const right = (me + 1) % 3, left = (me + 2) % 3;
   seatBox($("seat-right"), view, right, me, said, acting);
@@ -223,7 +225,7 @@ function draw(view, me, acting) {
   bottom.replaceChildren();
   if (view.bottom !== null) bottom.appendChild(cardsEl(view.bottom, true));
   else bottom.append(...backs(3));
-  $("stake").textContent = view.stake ? `stake: ${view.stake.text}` : "";
+  drawStake(view.stake);
   const log = $("log");
   log.replaceChildren();
   view.history.forEach((h, i) => {
@@ -231,7 +233,77 @@ function draw(view, me, acting) {
     log.appendChild(li);
   });
   drawResult(view);
+  fitRows();
   document.body.dataset.phase = view.phase;
+}
+
+// the live stake, one line of words ("stake: bid 3 per farmer; seat 1 x 2 (doubled) = 6; 3 + 6 = 9"): where it
+// wraps, its last equation stays whole (never "= 9" alone on a line): the sum and its value for the landlord (and
+// a spectator), the last factor and the value for a farmer
+function drawStake(st) {
+  const box = $("stake");
+  box.replaceChildren();
+  if (!st) return;
+  let head = "", tail = "";
+  if (st.sum !== undefined && st.detail !== undefined) { head = `${st.detail}; `; tail = `${st.sum} = ${st.value}`; }
+  else {
+    const cut = st.how.lastIndexOf(" x ") + 1; // (0: no factor, the whole equation is the tail)
+    head = st.how.slice(0, cut); tail = `${st.how.slice(cut)} = ${st.value}`;
+  }
+  if (head + tail !== st.text) { head = `${st.text}`; tail = ""; } // (a text of another shape: as it is)
+  box.append(el("span", "", `stake: ${head}`, el("span", "eq", tail)));
+}
+
+// ---------------------------------------------------------------- a seat's rows of small cards
+// What a seat played and its hand shown face up (watching, replays, the end) are rows of small overlapping
+// cards inside the seat's box: each card `--sstep` px right of the last, the step shrunk to fit the box (on a
+// 390 px phone a 12-card straight ran past it), never below what shows each card's rank and suit whole; a row
+// too long at that step wraps into lines of equal length.
+function fitRows() {
+  for (const box of document.querySelectorAll(".seat .cards.small")) fitRow(box);
+}
+
+function fitRow(box) {
+  const cards = [...box.querySelectorAll(".card")];
+  const seat = box.closest(".seat"), row = box.parentElement;
+  if (!cards.length || !seat || !row) return;
+  box.classList.remove("lines");
+  row.classList.remove("stacked");
+  box.style.removeProperty("--sstep");
+  box.querySelectorAll(".line").forEach((l) => l.remove());
+  cards.forEach((c) => box.appendChild(c));
+  const px = (e, ...props) => { const cs = getComputedStyle(e); return props.reduce((t, p) => t + (parseFloat(cs[p]) || 0), 0); };
+  const room = seat.clientWidth - px(seat, "paddingLeft", "paddingRight")
+    - px(row, "paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth");
+  const label = row.querySelector(".row-label");
+  const beside = label ? label.getBoundingClientRect().width + px(label, "marginLeft", "marginRight") : 0;
+  const cw = cards[0].getBoundingClientRect().width;
+  if (room - beside < cw) return; // (not laid out)
+  const natural = parseFloat(getComputedStyle(box).getPropertyValue("--sstep")) || cw;
+  // the least step that leaves each card's corner (its rank, the suit under it) in view
+  let least = 0;
+  for (const c of cards) {
+    const left = c.getBoundingClientRect().left;
+    for (const part of c.querySelectorAll(".rank, .suit")) least = Math.max(least, part.getBoundingClientRect().right - left);
+  }
+  least = Math.min(natural, Math.ceil(least));
+  const n = cards.length;
+  const fitIn = (width, step) => Math.max(1, Math.floor((width - cw) / step) + 1);
+  let width = room - beside;
+  // beside its label at the usual step if it fits there; else the label above, the row as wide as the box, the
+  // step shrunk only as far as it must be (never below `least`), then lines
+  if (label && fitIn(width, natural) < n) { row.classList.add("stacked"); width = room; }
+  const fit = fitIn(width, least);
+  const lines = Math.ceil(n / fit);
+  const per = Math.ceil(n / lines);
+  const step = per > 1 ? Math.min(natural, (width - cw) / (per - 1)) : natural;
+  box.style.setProperty("--sstep", `${Math.floor(step)}px`);
+  box.classList.add("lines");
+  for (let r = 0; r < lines; r++) {
+    const line = el("div", "line");
+    cards.slice(r * per, (r + 1) * per).forEach((c) => line.appendChild(c));
+    box.appendChild(line);
+  }
 }
 
 function drawResult(view) {
@@ -371,21 +443,60 @@ function drawControls() {
   for (const id of ["btn-double", "btn-nodouble", "btn-play", "btn-clear"]) $(id).disabled = !live;
   $("btn-pass").disabled = !(live && view.legal.includes("pass"));
   document.querySelectorAll("#hand .card").forEach((c) => c.classList.toggle("pickable", live && view.phase === "PLAY"));
+  drawLegal(view, turn && view.phase === "PLAY", live);
+  if (drawn) arm(key); // (last: they are all drawn by now)
+}
+
+// ---------------------------------------------------------------- the legal moves, by kind
+// A lead of 20 cards has ~90 legal moves: as chips they took 8 rows on a phone. They are grouped by kind (the
+// server's words: singles, pairs, straights...), one button per kind with its count; a kind's button shows its
+// moves as chips (all of them), a second press hides them. Following a move, the kind that can answer it (the
+// first listed) is open; leading, none is until the person picks one. A chip picks its cards in the hand.
+let legalOpen = { key: null, kind: null }; // the kind shown, and the position ("game@version") it was picked in
+
+function legalKinds(view) {
+  const kinds = new Map(); // kind -> its moves, in the server's order (the move table's: singles first)
+  view.legal.forEach((m, i) => {
+    if (m === "pass") return;
+    const k = (view.legal_kinds && view.legal_kinds[i]) || "moves";
+    if (!kinds.has(k)) kinds.set(k, []);
+    kinds.get(k).push(m);
+  });
+  return kinds;
+}
+
+function drawLegal(view, shown, live) {
   const legal = $("legal");
   legal.replaceChildren();
-  if (turn && view.phase === "PLAY") {
-    const moves = view.legal.filter((x) => x !== "pass");
-    legal.appendChild(el("span", "", moves.length ? `legal (${moves.length}):` : "nothing beats it: pass"));
-    moves.slice(0, 40).forEach((m) => {
-      const c = el("button", "chip", pretty(m));
-      c.dataset.move = m;
-      c.disabled = !live;
-      c.addEventListener("click", onMove(() => selectMove(m)));
-      legal.appendChild(c);
-    });
-    if (moves.length > 40) legal.appendChild(el("span", "", `… ${moves.length - 40} more`));
+  if (!shown) return;
+  const kinds = legalKinds(view);
+  const n = [...kinds.values()].reduce((t, ms) => t + ms.length, 0);
+  if (!n) { legal.appendChild(el("span", "", "nothing beats it: pass")); return; }
+  const here = `${game.id}@${game.version}`;
+  if (legalOpen.key !== here) legalOpen = { key: here, kind: view.to_beat ? [...kinds.keys()][0] : null };
+  const open = kinds.has(legalOpen.kind) ? legalOpen.kind : null;
+  const bar = el("div", "kinds", el("span", "", `legal moves (${n}):`));
+  for (const [k, ms] of kinds) {
+    const b = el("button", "kind", `${k} `, el("span", "n", ms.length));
+    b.dataset.kind = k;
+    b.setAttribute("aria-expanded", k === open ? "true" : "false");
+    b.setAttribute("aria-controls", "legal-chips");
+    b.addEventListener("click", () => { legalOpen = { key: here, kind: k === open ? null : k }; drawControls(); });
+    bar.appendChild(b);
   }
-  if (drawn) arm(key); // (last: they are all drawn by now)
+  legal.appendChild(bar);
+  if (open === null) return;
+  const chips = el("div", "chips");
+  chips.id = "legal-chips";
+  chips.setAttribute("aria-label", open);
+  for (const m of kinds.get(open)) {
+    const c = el("button", "chip", pretty(m));
+    c.dataset.move = m;
+    c.disabled = !live;
+    c.addEventListener("click", onMove(() => selectMove(m)));
+    chips.appendChild(c);
+  }
+  legal.appendChild(chips);
 }
 
 function selectMove(move) {
@@ -567,7 +678,7 @@ async function listReplays() {
       if (!names.length) return;
       const g = el("optgroup");
       g.label = label;
-      names.forEach((name) => { const o = el("option", "", name); o.value = `${source}/${name}`; g.appendChild(o); });
+      names.forEach((name) => { const o = el("option", "", name); o.value = `${source}/${name}`; o.title = name; g.appendChild(o); });
       sel.appendChild(g);
     };
     group(`hands played here (${r.kept_dir}/)`, r.kept || [], "kept");
@@ -581,7 +692,30 @@ async function listReplays() {
     where.push(r.dir ? `${r.dir}/ (--replays) holds no records` : "the server's --replays DIR adds a folder of records (evaluate.py --save-replays)");
     hint.textContent = `No saved hands yet: ${where.join("; ")}. You can also open a record file.`;
     hint.classList.toggle("hidden", !none);
+    showChosen();
   } catch (e) { message(e.message); }
+}
+
+// the chosen record's name: the menu's title, and in full on a line under it where the menu cuts it (a menu shows
+// one line: a long name on a phone lost its end, the seed, deal and seat of a kept hand)
+function showChosen() {
+  const sel = $("replay-list"), line = $("replay-name");
+  const o = sel.selectedOptions[0];
+  const name = o ? o.textContent : "";
+  sel.title = name;
+  line.textContent = name;
+  line.classList.toggle("hidden", !name || shownWhole(sel, name));
+}
+
+// whether `text` fits in the box of menu `sel` (its padding and arrow left out), in its font
+function shownWhole(sel, text) {
+  const cs = getComputedStyle(sel);
+  if (!sel.clientWidth) return true; // (not shown: the tab is closed)
+  shownWhole.canvas = shownWhole.canvas || document.createElement("canvas");
+  const ctx = shownWhole.canvas.getContext("2d");
+  ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24; // (24 px: the arrow)
+  return ctx.measureText(text).width <= room;
 }
 
 async function openSaved() {
@@ -621,6 +755,7 @@ async function init() {
   $("btn-watch").addEventListener("click", watch);
   $("btn-open").addEventListener("click", openSaved);
   $("replay-file").addEventListener("change", openFile);
+  $("replay-list").addEventListener("change", showChosen);
   $("btn-skip").addEventListener("click", skip);
   // the presses a click on a decision's control is judged by (pressedSinceArmed); capture: before any handler
   window.addEventListener("pointerdown", (e) => { pointerAt = stamp(e); }, true);
@@ -645,7 +780,7 @@ async function init() {
   $("btn-last").addEventListener("click", () => { stopAuto(); stepTo(replay.positions.length - 1); });
   $("btn-auto").addEventListener("click", auto);
   let resized = null;
-  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(layoutHand, 60); });
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(() => { layoutHand(); fitRows(); showChosen(); }, 60); });
   document.body.dataset.ready = "1";
 }
 
