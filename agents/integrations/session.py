@@ -198,8 +198,20 @@ class Session:
             rate = (t["steps"] - self.shown_steps) / max(now - self.shown, 1e-9)
             more = extra() if extra is not None else ""
             print(f"{self.library}: {t['steps']:,}{self._of_decisions()} decisions learned, {t['wall_seconds']:.0f}"
-                  f"{self._of_seconds()} s, {rate:,.0f} decisions/s{'; ' + more if more else ''}", flush=True)
+                  f"{self._of_seconds()} s, {rate:,.0f} decisions/s{self.eta(t, rate)}{'; ' + more if more else ''}",
+                  flush=True)
             self.shown, self.shown_steps = now, t["steps"]
+
+    def eta(self, t: dict, rate: float) -> str:
+        """``", ETA 12m 30s"``: the wall time left to the first budget the run reaches at ``rate`` decisions a
+        second (its seconds, or its decisions); empty when neither can be told."""
+        left = [self.seconds - t["wall_seconds"]] if self.seconds != float("inf") else []
+        if self.decisions is not None and rate > 0:
+            left.append((self.decisions - t["steps"]) / rate)
+        if not left:
+            return ""
+        s = max(0, int(round(min(left))))
+        return f", ETA {s // 3600}h {s // 60 % 60:02d}m" if s >= 3600 else f", ETA {s // 60}m {s % 60:02d}s"
 
     def log_diagnostics(self, row: dict[str, Any]) -> None:
         """One row of ``diagnostics.csv`` (its header from the first row; appended whole)."""
