@@ -22,31 +22,49 @@ A library learner's config is :class:`LibraryConfig`: the run's keys, and ``opti
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .config import ConfigSchema, did_you_mean, load_yaml
 from .config import key as _key
 
-#: algo -> (the module that trains it, what it is)
-ALGOS: dict[str, tuple[str, str]] = {
-    "dmc": ("agents.dmc.learner.trainer", "DMC (Deep Monte-Carlo), ours"),
-    "ppo": ("agents.ppo.learner", "PPO over compact legal sets, self-play, ours (no RL library)"),
-    "sb3": ("agents.integrations.sb3.policy", "sb3-contrib MaskablePPO, one seat"),
-    "tianshou": ("agents.integrations.tianshou.nets", "Tianshou PPO, one seat"),
-    "torchrl": ("agents.integrations.torchrl.learner",
-                "TorchRL's PPO: its env, collector, GAE and ClipPPOLoss, self-play"),
-    "rllib": ("agents.integrations.rllib.module", "RLlib PPO, self-play"),
+@dataclass(frozen=True)
+class Learner:
+    """One learner's record: where ``train.py`` finds it and what it needs. Its options, their defaults and
+    checks are its module's ``DEFAULTS`` with :mod:`agents.integrations.options`' ``CHECKS`` and ``HELP``
+    (``train.py --config NAME --help`` lists them); a new library is its folder and one record here."""
+
+    module: str                      # the module that trains it (``train(seconds, run_dir, ...)``)
+    label: str                       # what it is, in tables and closing lines
+    requires: tuple[str, ...] = ()   # the modules its library brings (checked before a run folder is made)
+    extra: str = ""                  # the extra that installs them
+    small: dict = field(default_factory=dict)  # options of a short run on a small network (the contract test's)
+
+
+_SMALL_NET = {"state_layers": [64], "head_layers": [32]}
+#: algo -> its record
+LEARNERS: dict[str, Learner] = {
+    "dmc": Learner("agents.dmc.learner.trainer", "DMC (Deep Monte-Carlo), ours"),
+    "ppo": Learner("agents.ppo.learner", "PPO over compact legal sets, self-play, ours (no RL library)",
+                   small={"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, **_SMALL_NET}),
+    "sb3": Learner("agents.integrations.sb3.policy", "sb3-contrib MaskablePPO, one seat", ("sb3_contrib", "stable_baselines3"),
+                   "marl", {"num_envs": 2, "decisions_per_batch": 32, "minibatch": 32, "epochs": 1, **_SMALL_NET}),
+    "tianshou": Learner("agents.integrations.tianshou.nets", "Tianshou PPO, one seat", ("tianshou",), "marl",
+                        {"num_envs": 2, "decisions_per_batch": 64, "minibatch": 64, "opponents": ["random"],
+                         "bid_entropy_coeff": 0.05, **_SMALL_NET}),
+    "torchrl": Learner("agents.integrations.torchrl.learner",
+                       "TorchRL's PPO: its env, collector, GAE and ClipPPOLoss, self-play", ("torchrl", "tensordict"),
+                       "marl", {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, **_SMALL_NET}),
+    "rllib": Learner("agents.integrations.rllib.module", "RLlib PPO, self-play", ("ray",), "rllib",
+                     {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, **_SMALL_NET}),
 }
+#: algo -> (the module that trains it, what it is): the records' first two fields
+ALGOS: dict[str, tuple[str, str]] = {name: (r.module, r.label) for name, r in LEARNERS.items()}
 DEFAULT_ALGO = "dmc"
 #: algo -> the modules its library brings and the extra that installs them (checked before a run folder is made)
-REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {
-    "sb3": (("sb3_contrib", "stable_baselines3"), "marl"),
-    "tianshou": (("tianshou",), "marl"),
-    "torchrl": (("torchrl", "tensordict"), "marl"),
-    "rllib": (("ray",), "rllib"),
-}
+REQUIRES: dict[str, tuple[tuple[str, ...], str]] = {name: (r.requires, r.extra) for name, r in LEARNERS.items()
+                                                     if r.requires}
 #: the shortest time between evaluations of a library run (an evaluation of 100 deals takes seconds)
 MIN_EVAL_EVERY = 10.0
 
@@ -128,4 +146,4 @@ class LibraryConfig:
 
 LIBRARY_SCHEMA = ConfigSchema(LibraryConfig, resume_fixed=("algo",))
 
-__all__ = ["ALGOS", "REQUIRES", "MIN_EVAL_EVERY", "DEFAULT_ALGO", "LibraryConfig", "LIBRARY_SCHEMA", "algo_of", "check_algo"]
+__all__ = ["ALGOS", "LEARNERS", "Learner", "REQUIRES", "MIN_EVAL_EVERY", "DEFAULT_ALGO", "LibraryConfig", "LIBRARY_SCHEMA", "algo_of", "check_algo"]

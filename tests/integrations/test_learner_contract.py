@@ -15,20 +15,12 @@ import numpy as np
 import pytest
 
 from agents.runs.algos import ALGOS, REQUIRES
+from agents.runs.algos import LEARNERS as RECORDS
 
 pytestmark = pytest.mark.integration
 
-#: each learner's options for a short run on a small network
-SMALL = {
-    "sb3": {"num_envs": 2, "decisions_per_batch": 32, "minibatch": 32, "epochs": 1, "state_layers": [64],
-            "head_layers": [32]},
-    "tianshou": {"num_envs": 2, "decisions_per_batch": 64, "minibatch": 64, "opponents": ["random"],
-                 "state_layers": [64], "head_layers": [32], "bid_entropy_coeff": 0.05},
-    "ppo": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
-    "torchrl": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64],
-                "head_layers": [32]},
-    "rllib": {"num_envs": 8, "decisions_per_batch": 256, "minibatch": 128, "state_layers": [64], "head_layers": [32]},
-}
+#: each learner's options for a short run on a small network (its record's)
+SMALL = {name: dict(r.small) for name, r in RECORDS.items() if name != "dmc"}
 LEARNERS = [pytest.param(a, marks=pytest.mark.rllib) if a == "rllib" else a for a in ALGOS if a != "dmc"]
 
 
@@ -39,7 +31,7 @@ def learner(name):
 
 
 def test_every_library_learner_has_its_small_options():
-    assert set(SMALL) == {a for a in ALGOS if a != "dmc"}
+    assert set(SMALL) == {a for a in ALGOS if a != "dmc"} and all(SMALL.values())
 
 
 @pytest.mark.parametrize("name", LEARNERS)
