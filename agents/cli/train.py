@@ -57,7 +57,7 @@ def learner_help(argv: list[str] | None) -> str:
         module = learner_module(algo)
     except ImportError as e:
         return f"\n\n{algo}'s options: {e}"
-    return "\n\n" + options_help(algo, module.DEFAULTS)
+    return "\n\n" + options_help(algo, module.DEFAULTS, getattr(module, "OWN", None))
 
 
 def parser(prog: str = "ddz-train", more: str = "") -> argparse.ArgumentParser:

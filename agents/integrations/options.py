@@ -97,11 +97,13 @@ HELP: dict[str, str] = {
 }
 
 
-def options_help(learner: str, defaults: dict) -> str:
-    """A learner's options, one line each: ``options.NAME``, its default, its help (``train.py --help``)."""
+def options_help(learner: str, defaults: dict, own: dict | None = None) -> str:
+    """A learner's options, one line each: ``options.NAME``, its default, its help (``train.py --help``);
+    ``own``: its own knobs' (check, what, help), as :func:`check_options` takes them."""
     from ..runs.config import show
 
-    rows = [(f"options.{k}", "null" if v is None else show(list(v) if isinstance(v, tuple) else v), HELP[k])
+    helps = {**HELP, **{k: h for k, (_, _, h) in (own or {}).items()}}
+    rows = [(f"options.{k}", "null" if v is None else show(list(v) if isinstance(v, tuple) else v), helps[k])
             for k, v in defaults.items()]
     wide = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
     return f"{learner}'s options (--set options.NAME=VALUE):\n" + "\n".join(
@@ -150,11 +152,15 @@ def renamed(learner: str, options: dict, defaults: dict) -> dict:
     return out
 
 
-def check_options(learner: str, options: dict, defaults: dict, load_specs: bool = True) -> dict:
+def check_options(learner: str, options: dict, defaults: dict, load_specs: bool = True,
+                  own: dict[str, tuple[Callable[[Any], bool], str, str]] | None = None) -> dict:
     """``options`` over ``defaults``, each value checked (``ValueError`` naming the learner and the option);
     with ``load_specs`` every agent spec among ``opponents`` and ``init`` is loaded once. An idea's old name
-    is read as its one name (:func:`renamed`)."""
-    unchecked = sorted(set(defaults) - (set(CHECKS) & set(HELP)))
+    is read as its one name (:func:`renamed`). ``own``: a learner's own knobs, ``name -> (check, what the value
+    must be, help)``, beside the shared ones."""
+    own = own or {}
+    checks = {**CHECKS, **{k: (c, what) for k, (c, what, _) in own.items()}}
+    unchecked = sorted(set(defaults) - (set(CHECKS) & set(HELP)) - set(own))
     if unchecked:  # (a learner's option cannot exist without its check and help: said at its first use, tests too)
         raise TypeError(f"{learner}: option {unchecked[0]!r} has no check and help in agents.integrations.options "
                         f"(CHECKS, HELP)")
@@ -165,8 +171,8 @@ def check_options(learner: str, options: dict, defaults: dict, load_specs: bool 
                          f"options: {', '.join(defaults)}")
     o = {**defaults, **options}
     for k, v in o.items():
-        if k in CHECKS and not (v is None and defaults.get(k) is None):  # (None: the learner's own choice)
-            ok, what = CHECKS[k]
+        if k in checks and not (v is None and defaults.get(k) is None):  # (None: the learner's own choice)
+            ok, what = checks[k]
             if not ok(v):
                 raise ValueError(f"{learner}: option {k!r} must be {what}, got {v!r}")
     if load_specs:

@@ -6,7 +6,16 @@ update takes one second and learns 100 decisions, on any machine."""
 import os
 
 DEFAULTS = {"width": 8, "fail_at": None, "init": None}
+#: its own knobs: (check, what the value must be, help), beside the shared options' checks
+OWN = {"width": (lambda v: isinstance(v, int) and 1 <= v <= 64, "an integer 1..64", "the network's width"),
+       "fail_at": (lambda v: isinstance(v, (int, float)), "a number of seconds", "Ctrl-C at this many seconds")}
 CALLS: list[dict] = []
+
+
+def check_options(options):
+    from agents.integrations.options import check_options as check
+
+    return check("fake", options, DEFAULTS, own=OWN)
 
 
 def train(seconds, run_dir, *, decisions=None, cadence=None, seed=0, resume=False, progress=True, **options):
