@@ -522,7 +522,7 @@ ARM_MS = 400  # app.js ARM_MS: a decision's controls arm this long after they ar
 # records each change of the page's state and of its controls' arming, with the time
 _RECORD_ARMING = """
 window.__arming = [];
-new MutationObserver(() => window.__arming.push([performance.now(), document.body.dataset.state,
+new MutationObserver(() => window.__arming.push([document.body.dataset.armWait || null, document.body.dataset.state,
                                                  document.body.dataset.armed || null]))
   .observe(document.body, {attributes: true, attributeFilter: ['data-state', 'data-armed']});
 """
@@ -599,17 +599,19 @@ def test_one_click_is_one_move_at_every_pace_a_double_click_never_plays_the_next
         two = [(phase, name, played) for _, phase, name, played in made if len(played) != 1]
         print(f"\npace {pace}, {width}x{height}: {len(made)} double clicks, {len(two)} not one action: {two}")
         assert not two, f"{len(two)} of {len(made)} double clicks did not play one action: {two}"
-        drawn, waits = None, []
-        for t, state, armed in d.execute_script("return window.__arming"):
+        # each decision's controls seen off, then armed; how long after they were drawn, by the page's own clock
+        # (an observer's callback runs late on a busy machine: its times measured the machine, not the page)
+        off, waits = False, []
+        for wait, state, armed in d.execute_script("return window.__arming"):
             if state == "your-turn" and armed == "0":
-                drawn = t if drawn is None else drawn
-            elif state == "your-turn" and armed == "1" and drawn is not None:
-                waits.append(t - drawn)
-                drawn = None
+                off = True
+            elif state == "your-turn" and armed == "1" and off:
+                waits.append(float(wait))
+                off = False
             else:
-                drawn = None
+                off = False
         print(f"controls armed {len(waits)} times, {min(waits, default=None)} ms after drawn at the soonest")
-        assert len(waits) >= len(made) and min(waits) >= ARM_MS - 3, waits  # (- 3: the timer's and observer's ms)
+        assert len(waits) >= len(made) and min(waits) >= ARM_MS - 1, waits  # (- 1: the clocks' rounding)
     finally:
         server.stop()
 

@@ -365,10 +365,12 @@ function decisionKey() {
 // the controls of decision `key` are drawn: they arm ARM_MS from now (and are drawn again then)
 function arm(key) {
   clearTimeout(arming.timer);
-  const a = { key, at: Infinity, timer: null };
+  const a = { key, at: Infinity, timer: null, drawn: performance.now() };
   a.timer = setTimeout(() => {
     a.at = performance.now();
     a.timer = null;
+    // (how long after they were drawn: read by the browser test, whose own observer a busy machine delays)
+    document.body.dataset.armWait = (a.at - a.drawn).toFixed(1);
     if (arming === a && decisionKey() === key && !busy) drawControls();
   }, ARM_MS);
   arming = a;
