@@ -325,7 +325,7 @@ register_lazy("movescore", "agents.integrations.move_policy:MoveScoringAgent.fro
 #: the checkpoint of a run folder (``load("runs/demo")`` reads ``runs/demo/checkpoint.pt``)
 RUN_CHECKPOINT = "checkpoint.pt"
 #: what ``load(RUN)`` looks for in a run folder, in order: DMC's checkpoint, a library learner's policy
-#: (``agents.integrations.runner``: the ``"movescore"`` export)
+#: (``agents.runs.library``: the ``"movescore"`` export)
 RUN_FILES = (RUN_CHECKPOINT, "policy.pt")
 
 

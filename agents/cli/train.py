@@ -13,7 +13,7 @@ fps, loss per network, mean score per position), ``checkpoint.pt`` (loadable wit
 
 A config's ``algo`` key chooses the learner (:mod:`agents.runs.algos`): ``dmc`` (the default) or a MARL
 library's (``sb3``, ``tianshou``, ``torchrl``, ``rllib``: the move-scoring policy in that library, its own
-keys, :mod:`agents.integrations.runner`), e.g. ``ddz-train --config torchrl``; ``--resume RUN`` continues
+keys, :mod:`agents.runs.library`), e.g. ``ddz-train --config torchrl``; ``--resume RUN`` continues
 either kind.
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ def learner_help(argv: list[str] | None) -> str:
     if algo == "dmc":
         return ""
     from agents.integrations.options import options_help
-    from agents.integrations.runner import learner_module
+    from agents.runs.library import learner_module
 
     try:
         module = learner_module(algo)
@@ -174,7 +174,7 @@ def train_library(args: argparse.Namespace, name: str) -> int:
     """``train.py`` for a library learner's config (``algo`` other than dmc): 0, 1 (the run failed) or 2."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        from agents.integrations.runner import check_agents, check_options, learner_module, load_library_config, \
+        from agents.runs.library import check_agents, check_options, learner_module, load_library_config, \
             run_library
 
         if args.resume:
@@ -197,7 +197,7 @@ def train_library(args: argparse.Namespace, name: str) -> int:
         print(f"{name}: error: run folder {run_dir}: {problem}; give a writable --run-dir", file=sys.stderr)
         return 2
     logging.getLogger("ddz.train").info("run folder %s (%s)", run_dir, cfg.algo)
-    from agents.integrations.session import LearnerStopped
+    from agents.runs.session import LearnerStopped
 
     try:
         run_library(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)

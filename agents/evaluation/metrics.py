@@ -6,7 +6,7 @@ Each :class:`Metric` has its key (the column of ``eval.csv``, the TensorBoard ta
 better, the modes it exists in, and whether it goes to ``eval.csv`` and TensorBoard. ``evaluate.py``'s
 table (:func:`agents.cli.evaluate.format_table`), DMC's in-training evaluation rows and their
 TensorBoard scalars (``agents/dmc/learner/periodic_eval.py``) and the library learners' ``eval.csv``
-(``agents/integrations/runner.py``) read this table; ``stats.py`` says what each figure means.
+(``agents/runs/library.py``) read this table; ``stats.py`` says what each figure means.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ through, each library's adapter and the one run and session they share.
 | `move_policy` | the move-scoring policy: DMC's trunk scoring each legal move, its distributions and its export format (`policy.pt`) |
 | `sb3.policy`, `tianshou.nets`, `torchrl.modules` with `torchrl.learner`, `rllib.module` | each library's adapter and its ``train`` (``train.py --config sb3/tianshou/torchrl/rllib``; self-play over compact legal sets without a library is `agents.ppo`) |
 | `seat_vector`, `rllib.tables` | batched tables for the libraries: one seat a table (Tianshou, SB3), RLlib's vector env and its env runners (RLlib's loop, or one of whole hands) |
-| `session`, `options`, `runner` | what every learner shares: clocks and cadences, option checks, the run folder |
+| `options`, `targets` | what every learner shares: each option's one name, check and help; a hand's targets (the run itself: `agents.runs.session`, `agents.runs.library`) |
 | `rllib.files` | reading RLlib checkpoints (ONNX export and the `onnx:` agent: `agents.onnx`) |
 """
 from __future__ import annotations

@@ -62,7 +62,7 @@ def run(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None = N
     of :func:`~agents.ppo.selfplay.ppo_loss`)."""
     from ddz_env.files import replacing
 
-    from ..integrations.session import Session
+    from ..runs.session import Session
     from .selfplay import CentralCritic, PPOSettings, ppo_loss
     from .selfplay import Collector as SelfPlayCollector
 

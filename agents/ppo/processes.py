@@ -42,7 +42,7 @@ from torch import multiprocessing as mp
 
 from ..runs.weights import read_weights, write_weights
 from .selfplay import Batch, CentralCritic, Collector
-from ..integrations.session import LearnerStopped
+from ..runs.session import LearnerStopped
 
 #: a collector's seed is ``seed + SEED_STRIDE * rank`` (rank 0: the in-process collector's seed)
 SEED_STRIDE = 104_729

@@ -15,7 +15,7 @@ A library learner (and ``ppo``, ours) is a module with ``train(seconds, run_dir,
 resume, progress, **options) -> dict`` (to ``seconds`` of wall time or ``decisions`` learned from, the first
 reached; the move-scoring policy in that library's idiom; its checkpoints in the run
 folder, resumable; its final policy as ``policy.pt`` in the ``"movescore"`` export format) and, for the
-options it takes, a ``DEFAULTS`` dict. :mod:`agents.integrations.runner` runs it in a run folder like DMC's
+options it takes, a ``DEFAULTS`` dict. :mod:`agents.runs.library` runs it in a run folder like DMC's
 (``config.yaml``, ``log.csv``, ``eval.csv`` with periodic evaluation, the policy ``agents.load`` seats).
 A library learner's config is :class:`LibraryConfig`: the run's keys, and ``options`` handed to its
 ``train`` as they are (``--set options.lr=1e-3``; its ``DEFAULTS`` name them).

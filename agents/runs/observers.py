@@ -15,7 +15,7 @@ in the order it calls them:
 =====================  ====================================================================
 
 Nothing here knows DMC: what a row, an evaluation or a checkpoint is comes in as objects and
-callables, so a second learner reuses them (``agents/integrations/runner.py`` keeps its own segments).
+callables, so a second learner reuses them (``agents/runs/library.py`` keeps its own segments).
 """
 from __future__ import annotations
 

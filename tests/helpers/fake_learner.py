@@ -1,7 +1,7 @@
-"""A learner for the tests of the ``algo`` seam (agents/runs/algos.py, agents/integrations/runner.py): it
+"""A learner for the tests of the ``algo`` seam (agents/runs/algos.py, agents/runs/library.py): it
 follows the library learners' contract (train to a budget of seconds or decisions, the first reached; its
 state in the run folder, resumable; the run's evaluations on its cadence; ``policy.pt`` in the export format)
-without a library. It runs the real :class:`~agents.integrations.session.Session` on a simulated clock: each
+without a library. It runs the real :class:`~agents.runs.session.Session` on a simulated clock: each
 update takes one second and learns 100 decisions, on any machine."""
 import os
 
@@ -22,7 +22,7 @@ def train(seconds, run_dir, *, decisions=None, cadence=None, seed=0, resume=Fals
     import torch
 
     from agents.integrations.move_policy import MoveScoringPolicy, save_policy
-    from agents.integrations.session import Session
+    from agents.runs.session import Session
 
     opts = {**DEFAULTS, **options}
     now = [0.0]

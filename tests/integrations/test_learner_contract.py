@@ -72,7 +72,7 @@ def test_train_resumes_exports_and_stops_at_its_budget(name, tmp_path, capsys):
     first = mod.train(inf, run, decisions=300, seed=1, progress=True, **opts)
     assert first["steps"] >= 300 and first["wall_seconds"] > 0 and first["cpu_seconds"] > 0
     assert json.loads((run / "state.json").read_text())["steps"] == first["steps"]
-    out = capsys.readouterr().out  # the same words for every learner (agents/integrations/session.py)
+    out = capsys.readouterr().out  # the same words for every learner (agents/runs/session.py)
     assert f"{name}: " in out and "of 300 decisions learned" in out and "decisions/s, ETA " in out and "trained to" in out
     weights = {k: v.clone() for k, v in agents.load(str(run / "policy.pt")).policy.state_dict().items()}
     opts["progress_seconds"] = 1e9

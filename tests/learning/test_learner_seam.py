@@ -1,4 +1,4 @@
-"""The ``algo`` seam of train.py (agents/runs/algos.py, agents/integrations/runner.py): a config chooses
+"""The ``algo`` seam of train.py (agents/runs/algos.py, agents/runs/library.py): a config chooses
 its learner; a library learner runs in a run folder like DMC's (config.yaml, log.csv, eval.csv at each
 evaluation time, the policy that agents.load seats) and resumes it. A test learner (tests/helpers/
 fake_learner.py) stands in for the libraries here; tests/integrations run the real ones."""
@@ -154,7 +154,7 @@ def test_a_resume_of_a_finished_run_trains_and_logs_nothing_more(tmp_path, fake)
 
 def test_a_stop_between_a_segments_log_row_and_its_evaluation_is_evaluated_on_resume(tmp_path, fake, monkeypatch):
     from agents.cli.train import main
-    from agents.integrations import runner
+    from agents.runs import library as runner
 
     real = runner.evaluate_policy
     calls = []
@@ -180,7 +180,7 @@ def test_a_full_disk_in_a_library_run_is_one_line_with_the_resume_command(tmp_pa
     import errno
 
     from agents.cli.train import main
-    from agents.integrations import runner
+    from agents.runs import library as runner
 
     def full(path, text, encoding="utf-8"):
         if str(path).endswith("eval.csv"):

@@ -1,7 +1,7 @@
-"""The one run's session (agents/integrations/session.py): its progress line's ETA toward the first budget."""
+"""The one run's session (agents/runs/session.py): its progress line's ETA toward the first budget."""
 from __future__ import annotations
 
-from agents.integrations.session import Session
+from agents.runs.session import Session
 
 
 def session(tmp_path, seconds, decisions=None):

@@ -105,7 +105,7 @@ def test_the_shipped_configs_name_only_known_keys():
     for name in libraries:  # a library config loads, names its learner, and its options are its learner's
         cfg = LIBRARY_SCHEMA.load(name)
         assert name.split("-")[0] == cfg.algo and cfg.options
-        from agents.integrations.runner import check_options, learner_module
+        from agents.runs.library import check_options, learner_module
 
         try:
             module = learner_module(cfg.algo)

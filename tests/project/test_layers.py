@@ -21,7 +21,7 @@ AGENT_LEVELS = (
     ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
     ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents
     ("agents.evaluation", "agents.integrations", "agents.onnx", "agents.ppo"),  # agents play agents; ONNX; our PPO
-    ("agents.dmc.learner",),                                                # DMC's learner (it evaluates while it trains)
+    ("agents.dmc.learner", "agents.runs.library"),                          # the learners' runs (they evaluate as they train)
     ("agents.play",),                                                       # people at the table
     ("agents.cli", "agents.export"),                                        # the programs
     ("agents",),                                                            # the package's exports

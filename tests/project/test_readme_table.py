@@ -48,7 +48,7 @@ def test_the_committed_policies_exist_and_load():
 
 def test_the_make_it_commands_are_valid_configs():
     from agents.dmc.config import load_config
-    from agents.integrations.runner import check_options, learner_module
+    from agents.runs.library import check_options, learner_module
     from agents.runs.algos import LIBRARY_SCHEMA, algo_of
 
     _, rows = table()

@@ -28,7 +28,7 @@ def _save_files(ses, saved: list):
 
 
 def test_a_stop_inside_the_training_block_writes_the_learners_files_and_state_once_more(tmp_path):
-    from agents.integrations.session import LearnerStopped, Session
+    from agents.runs.session import LearnerStopped, Session
 
     for stop in (KeyboardInterrupt(), LearnerStopped("collector process 0 exited with code -9")):
         run = tmp_path / type(stop).__name__
@@ -51,7 +51,7 @@ def test_a_stop_inside_the_training_block_writes_the_learners_files_and_state_on
 
 
 def test_a_resume_refuses_a_fifo_an_incomplete_state_and_a_state_that_is_not_counts(tmp_path):
-    from agents.integrations.session import Session
+    from agents.runs.session import Session
 
     def start(run, resume=True):
         return Session("test", run, 100.0, resume=resume, progress=False, state_files=("learner.bin",))

@@ -463,7 +463,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
     import ray
     from ray.tune.registry import register_env
 
-    from ..session import Session
+    from ...runs.session import Session
 
     o = check_options(options)
     _check_sizes(o["num_envs"], o["decisions_per_batch"], o["minibatch"])  # (before the run folder is touched)

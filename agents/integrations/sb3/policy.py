@@ -550,7 +550,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from ..session import Session
+    from ...runs.session import Session
 
     torch.set_num_threads(int(threads))
     ses = Session("sb3", run_dir, seconds, decisions=decisions, cadence=cadence, resume=resume, progress=progress, state_files=(MODEL_ZIP,),

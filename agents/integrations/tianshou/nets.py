@@ -244,7 +244,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from ..session import Session
+    from ...runs.session import Session
 
     o = check_options(options)
     torch.set_num_threads(int(o["threads"]))

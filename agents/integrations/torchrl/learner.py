@@ -158,7 +158,7 @@ def train(seconds: float, run_dir: str | os.PathLike, *, decisions: int | None =
 
     from ddz_env.files import replacing
 
-    from ..session import Session
+    from ...runs.session import Session
     from .modules import SelfPlayEnv, make_critic, make_legal_actor
 
     o = check_options(options)

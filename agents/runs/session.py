@@ -164,7 +164,7 @@ class Session:
         except (OSError, RuntimeError) as e:
             if isinstance(e, RuntimeError) and not _torch_write_error(e):
                 raise
-            from ..runs.folder import CheckpointWriteError
+            from .folder import CheckpointWriteError
 
             raise CheckpointWriteError(f"{self.library}: writing the learner's state in {self.run_dir} failed "
                                        f"({write_failure(e)}); its last checkpoint is whole") from None

@@ -5,7 +5,7 @@ The learner's ``train(seconds, run_dir, decisions=..., cadence=...)`` trains to 
 learned from (``max_seconds``, ``max_decisions``: the first reached ends the run) and writes its resumable
 state and its policy (``policy.pt``, the ``"movescore"`` export) into the run folder; it resumes from that
 state. One call a run: the learner calls the run's evaluation inside its training on the cadence
-(:class:`~agents.integrations.session.Cadence`: every ``eval_every_seconds`` of training, every
+(:class:`~agents.runs.session.Cadence`: every ``eval_every_seconds`` of training, every
 ``eval_every_decisions`` learned), its state saved just before, so a library starts once a run:
 
 * ``config.yaml``: the :class:`~agents.runs.algos.LibraryConfig` (``--resume RUN`` reads it back);
@@ -36,9 +36,9 @@ from ddz_env.files import write_binary, write_text
 from .._entry import install_extra
 from ..evaluation.metrics import EVAL_FIELDS as METRIC_FIELDS
 from ..evaluation.metrics import csv_values
-from ..runs.config import yaml_module
-from ..runs.algos import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
-from ..runs.stop import StopSignals
+from .config import yaml_module
+from .algos import ALGOS, LIBRARY_SCHEMA, REQUIRES, LibraryConfig
+from .stop import StopSignals
 from .session import STATE_JSON
 
 log = logging.getLogger("ddz.train")
@@ -70,7 +70,7 @@ def check_options(cfg: LibraryConfig, module) -> None:
     if hasattr(module, "check_options"):
         module.check_options(dict(cfg.options))
     else:  # a learner with only its DEFAULTS: the shared checks
-        from .options import check_options as check
+        from ..integrations.options import check_options as check
 
         check(cfg.algo, dict(cfg.options), getattr(module, "DEFAULTS", {}))
 
@@ -91,7 +91,7 @@ def load_library_config(run_dir: str | os.PathLike, overrides: list[str] | None 
     p = Path(run_dir) / "config.yaml"
     if not p.is_file():
         raise FileNotFoundError(f"{run_dir}: no config.yaml (not a run folder of train.py)")
-    from ..runs.config import load_yaml
+    from .config import load_yaml
 
     saved = load_yaml(p.read_text(), f"config {str(p)!r}")
     return LIBRARY_SCHEMA.resume(saved, overrides, where=f"config {str(p)!r}")  # (refuses a stored trust=...)
@@ -230,7 +230,7 @@ def run_library(cfg: LibraryConfig, run_dir: str | os.PathLike, resume: bool = F
         log.info("the run has already trained its %s (--set %s=... to go on); policy %s", _budget(cfg, done, steps),
                  _budget(cfg, done, steps).split()[0], run_dir / POLICY)
         return run_dir / POLICY
-    from ..runs.log import summary_writer
+    from .log import summary_writer
     from .session import Cadence
 
     tb = summary_writer(run_dir / "tensorboard", log)
