@@ -123,9 +123,9 @@ class raw_env(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if render_mode == "rgb_array":  # a missing Pillow said now, not at the first frame
-            from .render import _pil
+            from .render import require_pillow
 
-            _pil()
+            require_pillow()
         self.reward_kind = reward
         self.reward_scale = float(reward_scale)
         self.rules = rules

@@ -65,11 +65,11 @@ SUITS = ("spade", "heart", "club", "diamond")  # the page's order: the n-th card
 PHASE_LABEL = {"BID": "BIDDING", "DOUBLE": "DOUBLING", "REDOUBLE": "REDOUBLING", "PLAY": "PLAYED"}
 
 # card sizes (the page's wide-screen sizes): (width, height, rank font, suit size, radius, step in a row, least step)
-BIG = (54, 78, 20, 15, 6, 33, 26)
+BIG = (54, 78, 19, 15, 6, 33, 26)
 SMALL = (36, 50, 16, 12, 4, 22, 19)
 
 
-def _pil():
+def require_pillow():
     """PIL's ``Image``, ``ImageDraw`` and ``ImageFont``; ``ImportError`` naming the extra when Pillow is missing."""
     try:
         from PIL import Image, ImageDraw, ImageFont
@@ -82,7 +82,7 @@ def _pil():
 def _font(size: int, bold: bool = False):
     """DejaVu Sans (what the page's ``system-ui`` is on most Linux desktops) where the system has it, else the
     font bundled with Pillow (scalable since Pillow 10.1); the basic layout, the same on every machine."""
-    _, _, ImageFont = _pil()
+    _, _, ImageFont = require_pillow()
     for name in (("DejaVuSans-Bold.ttf",) if bold else ()) + ("DejaVuSans.ttf",):
         try:
             return ImageFont.truetype(name, size, layout_engine=ImageFont.Layout.BASIC)
@@ -122,7 +122,7 @@ def _suit_points(kind: str, w: float, h: float) -> tuple[list, list]:
 @functools.lru_cache(maxsize=None)
 def _shape(kind: str, size: int, color: tuple[int, int, int], hollow: bool = False):
     """A suit (or star: ``kind="star"``) ``size`` px high as an RGBA tile, smooth-edged."""
-    Image, ImageDraw, _ = _pil()
+    Image, ImageDraw, _ = require_pillow()
     w = size if kind != "diamond" else round(size * 0.8)
     big = Image.new("L", (w * _SS, size * _SS), 0)
     d = ImageDraw.Draw(big)
@@ -144,7 +144,7 @@ def _shape(kind: str, size: int, color: tuple[int, int, int], hollow: bool = Fal
 def _card(rank: str, nth: int, big: bool):
     """One card face as an RGBA tile (its shadow included), the page's ``.card``: the rank in the top-left
     corner, the suit under it; a joker's ``BJ`` / ``RJ`` over an open (black) or filled (red) star."""
-    Image, ImageDraw, _ = _pil()
+    Image, ImageDraw, _ = require_pillow()
     cw, ch, fs, ss, radius = (BIG if big else SMALL)[:5]
     tile = Image.new("RGBA", (cw + 2, ch + 2), (0, 0, 0, 0))
     d = ImageDraw.Draw(tile)
@@ -173,7 +173,7 @@ def _card(rank: str, nth: int, big: bool):
 @functools.lru_cache(maxsize=None)
 def _back():
     """A card's back as the page draws the other seats' hidden cards (``.back``): 10 x 24, red stripes."""
-    Image, ImageDraw, _ = _pil()
+    Image, ImageDraw, _ = require_pillow()
     w, h = 10, 24
     tile = Image.new("RGBA", (w, h), BACK[0] + (255,))
     d = ImageDraw.Draw(tile)
@@ -186,14 +186,15 @@ def _back():
 @functools.lru_cache(maxsize=4)
 def _felt(size: tuple[int, int]) -> bytes:
     """The page (dark green) with the table on it: a rounded felt with the page's radial gradient and a wooden rim."""
-    Image, ImageDraw, _ = _pil()
+    Image, ImageDraw, _ = require_pillow()
     W, H = size
     x0, y0, x1, y1 = 10, 10, W - 10, H - 10
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     rx, ry = (x1 - x0) / 2 * math.sqrt(2), (y1 - y0) / 2 * math.sqrt(2)  # "ellipse at center": to the corners
     t = np.sqrt(((xx - W / 2) / rx) ** 2 + ((yy - H / 2) / ry) ** 2)
     stops = np.array([s for s, _ in FELT], np.float32)
-    felt = np.stack([np.interp(t, stops, [c[k] for _, c in FELT]) for k in range(3)], axis=-1)
+    colors = np.array([c for _, c in FELT], np.float32)
+    felt = np.stack([np.interp(t, stops, channel) for channel in colors.T], axis=-1)
     felt = Image.fromarray(np.round(felt).astype(np.uint8), "RGB")
     img = Image.new("RGB", (W, H), PAGE)
     mask = Image.new("L", (W, H), 0)
@@ -209,7 +210,7 @@ class _Canvas:
     """The picture being drawn, with the page's elements (text, badges, rows of cards) as methods."""
 
     def __init__(self, size: tuple[int, int]):
-        Image, ImageDraw, _ = _pil()
+        Image, ImageDraw, _ = require_pillow()
         self.img = Image.frombytes("RGB", size, _felt(size))
         self.draw = ImageDraw.Draw(self.img, "RGBA")  # (an RGB picture drawn in RGBA: translucent fills blend)
         self.W, self.H = size
@@ -327,7 +328,7 @@ def _seat(cv: _Canvas, view: dict[str, Any], s: int, box: tuple[float, float, fl
     right = not me and x0 > cv.W / 2
     on_turn = view["to_act"] == s and not view["over"]
     hand = view["hands"][s]
-    inner = x1 - x0 - 20
+    inner = x1 - x0 - 2 * 10  # (10 px in from each side)
     if on_turn:  # the page's .seat.acting, as high as what the box holds
         if me:
             high = 34 + BIG[1] + 8
@@ -368,7 +369,7 @@ def _seat(cv: _Canvas, view: dict[str, Any], s: int, box: tuple[float, float, fl
         if hand:
             cv.cards(hx, y, hand, True, hand_w)
         else:
-            cv.backs(hx, y + 20, n)
+            cv.backs(hx, y + 24, n)
         _said(cv, said.get(s), (x1 - 10 - said_w, y, x1 - 10, y + BIG[1]))
         return
     label_w = 40
@@ -438,10 +439,10 @@ def _center(cv: _Canvas, view: dict[str, Any], top: float, bottom: float) -> Non
     x0, x1 = W / 2 - 330, W / 2 + 330
     res = view["result"]
     text_h = cv.wrapped(0, 0, out["line"], 12, x1 - x0 - 28, bold=True, dry=True)
-    box_h = 34 + text_h + (20 if not res["void"] else 0) + 6
+    box_h = 34 + text_h + (22 if not res["void"] else 0) + 6
     y0 = min(y + 2, bottom - box_h)
     cv.draw.rounded_rectangle((x0, y0, x1, y0 + box_h), 8, fill=PAPER)
-    cv.text((x0 + 14, y0 + 6), out["headline"], 20, INK, bold=True)
+    cv.text((x0 + 14, y0 + 4), out["headline"], 22, INK, bold=True)
     yy = y0 + 34
     yy += cv.wrapped(x0 + 14, yy, out["line"], 12, x1 - x0 - 28, INK, bold=True)
     if res["void"]:
@@ -496,7 +497,7 @@ def save_animation(frames: Sequence[np.ndarray], path: str | Path, fps: float = 
     ``fps`` frames a second, the last shown ``hold_last`` seconds; loops. ``quality``: the WebP's lossy frames'
     (0-100; each frame is lossless or lossy, whichever is smaller); a GIF is lossless in 255 colours, and about
     twice as large. Returns the path."""
-    Image, _, _ = _pil()
+    Image, _, _ = require_pillow()
     path = Path(path)
     if not len(frames):
         raise ValueError("save_animation: no frames")
@@ -535,7 +536,7 @@ def record_hand(env, path: str | Path, policy: Callable[[dict, str], int] | None
     if getattr(env, "render_mode", None) != "rgb_array":
         raise ValueError(f"record_hand: the env must render rgb_array (ddz_env.env(render_mode='rgb_array')), got "
                          f"render_mode={getattr(env, 'render_mode', None)!r}")
-    _pil()
+    require_pillow()
     rng = np.random.default_rng(seed)
     env.reset(seed=seed, options=options)
     frames = [env.render()]
@@ -551,5 +552,5 @@ def record_hand(env, path: str | Path, policy: Callable[[dict, str], int] | None
     return frames
 
 
-__all__ = ["SIZE", "PILLOW_MISSING", "table_image", "table_array", "render_game", "last_said", "status_text",
+__all__ = ["SIZE", "PILLOW_MISSING", "require_pillow", "table_image", "table_array", "render_game", "last_said", "status_text",
            "save_animation", "record_hand"]

@@ -101,9 +101,9 @@ class DouDizhuSeatEnv(gymnasium.Env):
         self.on_illegal = on_illegal
         self.mask_in_info = bool(mask_in_info)
         if render_mode == "rgb_array":  # a missing Pillow said now (the 'render' extra), not at the first frame
-            from ddz_env.render import _pil
+            from ddz_env.render import require_pillow
 
-            _pil()
+            require_pillow()
         self.render_mode = render_mode
         self.aec = raw_env(reward=reward, reward_scale=reward_scale, rules=rules, spectator=spectator, render_mode=None)
         self._render_aec_mode = render_mode

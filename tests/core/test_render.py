@@ -57,6 +57,12 @@ def test_rgb_array_in_every_phase():
         assert f.std() > 10, phase  # a picture, not a blank
     pictures = list(frames.values())
     assert all(not np.array_equal(p, q) for p, q in zip(pictures, pictures[1:]))
+    e.reset(options={"deal": R19_DEAL})  # a void hand (R4: everyone passed) is over too
+    for _ in range(3):
+        e.step(a("bid pass"))
+    assert e.unwrapped.game.void
+    void = e.render()
+    assert void.shape == (H, W, 3) and not np.array_equal(void, frames["OVER"]) and not np.array_equal(void, frames["BID"])
 
 
 def test_same_state_same_pixels_and_a_move_changes_them():
