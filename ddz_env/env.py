@@ -354,7 +354,7 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:
         """The table: text (``"ansi"``; ``"human"`` prints it), or a picture (``"rgb_array"``: an ``(H, W, 3)``
-        ``uint8`` array drawn by :func:`ddz_env.render.render_game` for people watching, every hand face up)."""
+        ``uint8`` array drawn by `ddz_env.render.render_game` for people watching, every hand face up)."""
         if self.render_mode is None:
             import gymnasium
 

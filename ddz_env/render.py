@@ -1,12 +1,12 @@
 """Pictures of the table: a hand drawn as the web page draws it, as an ``(H, W, 3)`` ``uint8`` array.
 
-The PettingZoo env's ``render_mode="rgb_array"`` (:class:`ddz_env.env.raw_env`) returns
-:func:`render_game` of its hand; PettingZoo's ``RecordVideo`` wrapper (``pettingzoo.utils.wrappers``,
-MP4 through MoviePy) records those frames, and :func:`record_hand` writes a hand as an animated
+The PettingZoo env's ``render_mode="rgb_array"`` (`ddz_env.env.raw_env`) returns
+`render_game` of its hand; PettingZoo's ``RecordVideo`` wrapper (``pettingzoo.utils.wrappers``,
+MP4 through MoviePy) records those frames, and `record_hand` writes a hand as an animated
 GIF or WebP with Pillow alone.
 
 The picture is for people watching (as PettingZoo's own renders are): it draws the spectator's view
-(:func:`ddz_env.view.seat_view` with ``seat=None``), every hand face up, whatever the env's
+(`ddz_env.view.seat_view` with ``seat=None``), every hand face up, whatever the env's
 ``spectator`` option (which decides what the text modes show). The layout and colours are the web
 page's (``agents/play/web/static``): the green table, seat 0 at the bottom, the next seat (1) top
 right and seat 2 top left; each seat's name, role badge (landlord / farmer), doubled and redoubled
@@ -16,8 +16,8 @@ spectator knows them), the stake line and, once the hand is over, the outcome an
 suit under it (suits play no part in Dou Dizhu: drawn for looks, as the page does), ``BJ`` / ``RJ``
 for the black and red joker.
 
-Everything here is a pure function of a view (the JSON-able dict of :mod:`ddz_env.view`): the same
-state gives the same pixels. A fixed size, :data:`SIZE` (960 x 640).
+Everything here is a pure function of a view (the JSON-able dict of `ddz_env.view`): the same
+state gives the same pixels. A fixed size, `SIZE` (960 x 640).
 
 Needs Pillow (the ``render`` extra: ``pip install -e ".[render]"``); importing this module does not
 import it, and a missing Pillow raises one ``ImportError`` naming the extra.
@@ -458,7 +458,7 @@ def _center(cv: _Canvas, view: dict[str, Any], top: float, bottom: float) -> Non
 
 
 def table_image(view: dict[str, Any] | None, me: int = 0, size: tuple[int, int] = SIZE, note: str | None = None):
-    """The table of ``view`` (a :func:`ddz_env.view.seat_view` dict) as a PIL RGB image of ``size`` (width,
+    """The table of ``view`` (a `ddz_env.view.seat_view` dict) as a PIL RGB image of ``size`` (width,
     height): seat ``me`` at the bottom, the next seat top right, the one after top left, as on the page.
     ``view=None`` draws the empty table with ``note`` in the middle."""
     cv = _Canvas(tuple(size))
@@ -478,12 +478,12 @@ def table_image(view: dict[str, Any] | None, me: int = 0, size: tuple[int, int] 
 
 def table_array(view: dict[str, Any] | None, me: int = 0, size: tuple[int, int] = SIZE,
                 note: str | None = None) -> np.ndarray:
-    """:func:`table_image` as an ``(H, W, 3)`` ``uint8`` array (what ``render_mode="rgb_array"`` returns)."""
+    """`table_image` as an ``(H, W, 3)`` ``uint8`` array (what ``render_mode="rgb_array"`` returns)."""
     return np.asarray(table_image(view, me, size, note), dtype=np.uint8)
 
 
 def render_game(game, names: Sequence[str] | None = None, me: int = 0, size: tuple[int, int] = SIZE) -> np.ndarray:
-    """The table of ``game`` (a :class:`ddz_env.Game`, or ``None``: no hand yet) as a spectator sees it (every hand,
+    """The table of ``game`` (a `ddz_env.Game`, or ``None``: no hand yet) as a spectator sees it (every hand,
     the bottom, every choice), as an ``(H, W, 3)`` ``uint8`` array; ``names`` are the seats' players."""
     if game is None:
         return table_array(None, me, size, note="(no hand: call reset())")
@@ -519,7 +519,7 @@ def save_animation(frames: Sequence[np.ndarray], path: str | Path, fps: float = 
     else:
         # allow_mixed: each frame lossless or lossy, whichever is smaller (most are lossless: flat colours and text)
         images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, quality=quality,
-                       method=6, allow_mixed=True)
+                       method=4, allow_mixed=True)
     return path
 
 
@@ -527,12 +527,12 @@ def record_hand(env, path: str | Path, policy: Callable[[dict, str], int] | None
                 fps: float = 1.0, hold_last: float = 3.0, options: dict | None = None,
                 quality: int = 80) -> list[np.ndarray]:
     """Play one hand of ``env`` (``ddz_env.env(render_mode="rgb_array")`` or ``raw_env``) and write it to ``path``
-    as an animated GIF or WebP (:func:`save_animation`): a frame after the reset and after each move.
+    as an animated GIF or WebP (`save_animation`): a frame after the reset and after each move.
 
     ``policy(observation, agent) -> action`` chooses the moves (an agent's ``act`` is
     ``lambda obs, agent: agent_obj.act(obs)``); by default a uniformly random legal action, seeded by ``seed``
     (which also seeds the deal: ``env.reset(seed=seed, options=options)``); ``fps``, ``hold_last`` and
-    ``quality`` as :func:`save_animation` takes them. Returns the frames."""
+    ``quality`` as `save_animation` takes them. Returns the frames."""
     if getattr(env, "render_mode", None) != "rgb_array":
         raise ValueError(f"record_hand: the env must render rgb_array (ddz_env.env(render_mode='rgb_array')), got "
                          f"render_mode={getattr(env, 'render_mode', None)!r}")
