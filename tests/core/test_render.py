@@ -65,6 +65,14 @@ def test_rgb_array_in_every_phase():
     assert void.shape == (H, W, 3) and not np.array_equal(void, frames["OVER"]) and not np.array_equal(void, frames["BID"])
 
 
+def test_pettingzoo_render_test_passes_every_mode(capsys):
+    from pettingzoo.test import render_test
+
+    for make in (raw_env, ddz_env.env):
+        render_test(make)  # (each mode of metadata: rgb_array an (H, W, 3) uint8 array, ansi a str, human None)
+    assert "seat 0" in capsys.readouterr().out  # (what human printed)
+
+
 def test_same_state_same_pixels_and_a_move_changes_them():
     e1, e2 = raw_env(render_mode="rgb_array"), raw_env(render_mode="rgb_array")
     for e in (e1, e2):
