@@ -12,12 +12,13 @@ page's (``agents/play/web/static``): the green table, seat 0 at the bottom, the 
 right and seat 2 top left; each seat's name, role badge (landlord / farmer), doubled and redoubled
 flags, cards left, its hand and what it did last in the round (the seat to act lit, a ``▶`` before
 its name); in the middle the status line (whose turn, what to beat), the bottom cards (face up: the
-spectator knows them), the stake line and, once the hand is over, the outcome and the scores. Cards show their rank in the corner and a
-suit under it (suits play no part in Dou Dizhu: drawn for looks, as the page does), ``BJ`` / ``RJ``
-for the black and red joker.
+spectator knows them), the stake line and, once the hand is over, the outcome and the scores. Cards
+show their rank in the corner and a suit under it (suits play no part in Dou Dizhu: drawn for looks,
+as the page does), ``BJ`` / ``RJ`` for the black and red joker.
 
 Everything here is a pure function of a view (the JSON-able dict of `ddz_env.view`): the same
-state gives the same pixels. A fixed size, `SIZE` (960 x 640).
+state gives the same pixels (on one machine: the text is in the system's DejaVu Sans where it has
+it, else in the font Pillow bundles). A fixed size, `SIZE` (960 x 640).
 
 Needs Pillow (the ``render`` extra: ``pip install -e ".[render]"``); importing this module does not
 import it, and a missing Pillow raises one ``ImportError`` naming the extra.
