@@ -260,3 +260,32 @@ def test_importing_ddz_env_imports_no_pillow():
     p = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); " + code], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
+
+
+def test_without_dejavu_the_font_pillow_bundles(monkeypatch):
+    from PIL import ImageFont
+
+    e = raw_env(render_mode="rgb_array")
+    e.reset(options={"deal": R19_DEAL})
+    with_dejavu = e.render()
+
+    truetype = ImageFont.truetype
+
+    def no_file(font, *args, **kwargs):  # a font file by name is not found; Pillow's own (bytes) still loads
+        if isinstance(font, str):
+            raise OSError("cannot open resource")
+        return truetype(font, *args, **kwargs)
+
+    caches = (render._font, render._card)
+    monkeypatch.setattr(ImageFont, "truetype", no_file)
+    try:
+        for c in caches:
+            c.cache_clear()
+        bundled = e.render()
+        assert bundled.shape == (H, W, 3) and bundled.dtype == np.uint8 and bundled.std() > 10
+        assert np.array_equal(bundled, e.render())
+    finally:
+        monkeypatch.undo()
+        for c in caches:
+            c.cache_clear()
+    assert np.array_equal(with_dejavu, e.render())
