@@ -40,10 +40,11 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	touch $@
 
 # Tianshou, TorchRL, SB3 for the integration tests; MkDocs for the docs build (tests/project/test_docs.py); DouZero (tests/learning/test_douzero.py compares with its
-# engine, features and networks; a few MB over the torch already there); onnx and onnxruntime (tests/integrations/test_onnx.py)
+# engine, features and networks; a few MB over the torch already there); onnx and onnxruntime (tests/integrations/test_onnx.py);
+# Pillow for the pictures of the table (tests/core/test_render.py)
 setup-marl: $(VENV)/.installed-marl
 $(VENV)/.installed-marl: $(VENV)/.installed
-	$(NO_EDITABLE_NOTICE) $(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero,docs,onnx]"
+	$(NO_EDITABLE_NOTICE) $(BIN)/$(PIP_C) -e ".[dev,train,web,marl,douzero,docs,onnx,render]"
 	touch $@
 
 # RLlib and the Ray training backend (ray pins an older gymnasium): their own venv

@@ -45,8 +45,8 @@ The mask is all zeros for agents not on turn and after the hand ends.
 | `reward`      | `"score"` | `"score"`: the R19 signed score; `"win"`: +1 / -1 by side |
 | `reward_scale`| `1.0`     | multiplies every reward |
 | `rules`       | `"rulebook"` | which phases a hand has: a `ddz_env.Rules`, a preset (`"rulebook"`; `"douzero"`: no bidding, a fixed landlord at bid 1, no doubling, the DouZero / RLCard setting) or fields (`{"doubling": False}`, `"bidding=false"`) |
-| `spectator`   | `False`   | `render()` shows every hand |
-| `render_mode` | `None`    | `"ansi"` (returns the table) or `"human"` (prints it) |
+| `spectator`   | `False`   | `render()` in text shows every hand (`"rgb_array"` always does) |
+| `render_mode` | `None`    | `"ansi"` (returns the table as text), `"human"` (prints it) or `"rgb_array"` (returns a picture of the table, an `(640, 960, 3)` `uint8` array: `ddz_env.render`; needs the `render` extra, Pillow) |
 
 `reset(seed, options)` accepts `options={"first_bidder": s}` (with bidding off, the
 landlord seat: `{"landlord": s}`) and a fixed deal: a `ddz_env.rules.Deal` or
@@ -106,7 +106,7 @@ def stock_env(**kwargs) -> AECEnv:
 
 class raw_env(AECEnv, EzPickle):
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "dou_dizhu_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -122,6 +122,10 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode == "rgb_array":  # a missing Pillow said now, not at the first frame
+            from .render import require_pillow
+
+            require_pillow()
         self.reward_kind = reward
         self.reward_scale = float(reward_scale)
         self.rules = rules
@@ -348,12 +352,19 @@ class raw_env(AECEnv, EzPickle):
         return self.game
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table: text (``"ansi"``; ``"human"`` prints it), or a picture (``"rgb_array"``: an ``(H, W, 3)``
+        ``uint8`` array drawn by `ddz_env.render.render_game` for people watching, every hand face up)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from .render import render_game
+
+            return render_game(self.game, AGENTS)
         text = self.game.render(spectator=self.spectator) if self.game else "(no hand: call reset())"
         if self.render_mode == "human":
             print(text)

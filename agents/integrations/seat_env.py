@@ -81,7 +81,7 @@ class DouDizhuSeatEnv(gymnasium.Env):
             `ddz_env.env.raw_env`.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, seat: int | None = None, opponents: Any = "random", *, on_illegal: str = "raise",
                  mask_in_info: bool = False, reward: str = "score", reward_scale: float = 1.0,
@@ -100,6 +100,10 @@ class DouDizhuSeatEnv(gymnasium.Env):
         self.fixed_seat = seat
         self.on_illegal = on_illegal
         self.mask_in_info = bool(mask_in_info)
+        if render_mode == "rgb_array":  # a missing Pillow said now (the 'render' extra), not at the first frame
+            from ddz_env.render import require_pillow
+
+            require_pillow()
         self.render_mode = render_mode
         self.aec = raw_env(reward=reward, reward_scale=reward_scale, rules=rules, spectator=spectator, render_mode=None)
         self._render_aec_mode = render_mode
@@ -236,9 +240,17 @@ class DouDizhuSeatEnv(gymnasium.Env):
         return self._obs(), reward, terminated, False, info
 
     def render(self):
+        """The table as text (``"ansi"``; ``"human"`` prints it) or as a picture (``"rgb_array"``: an ``(H, W, 3)``
+        ``uint8`` array, `ddz_env.render.render_game`, every hand face up; the learning seat at the bottom)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode: pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from ddz_env.render import render_game
+
+            names = ["learning seat" if s == self.seat else "opponent" for s in range(3)]
+            return render_game(self.aec.game, names, me=self.seat)
         if self.aec.game is None:
             text = "(no hand: call reset())"
         else:

@@ -93,7 +93,7 @@ def test_metadata():
         md = e.metadata
         assert md["name"] == "dou_dizhu_v0"
         assert md["is_parallelizable"] is False
-        assert set(md["render_modes"]) == {"ansi", "human"}
+        assert set(md["render_modes"]) == {"ansi", "human", "rgb_array"}
 
 
 def test_agents():

@@ -139,7 +139,7 @@ def test_bad_constructor_options():
     with pytest.raises(ValueError):
         raw_env(reward="money")
     with pytest.raises(ValueError):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgb")
 
 
 def test_bidding_off_fixed_landlord():
