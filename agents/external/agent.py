@@ -176,7 +176,7 @@ class ExternalAgent(BatchAgent):
 
     def _where(self, m: dict) -> str:
         seat = f"seat {m['seat']}" if m["seat"] is not None else "its seat"
-        return f"{self.spec}: decision {m['decision']} of the hand at {seat} (stream {m['stream']}, phase {m['phase']})"
+        return f"decision {m['decision']} of the hand at {seat} (stream {m['stream']}, phase {m['phase']})"
 
     def _ask(self, i: int, m: dict, line: bytes, legal: list[int]) -> int:
         if self._transport is None:

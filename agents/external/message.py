@@ -131,7 +131,8 @@ def render(m: dict[str, Any]) -> str:
     lines.append(f"Cards left: {seats(m['cards_left'], str)}" + (f"; the landlord is {lord}" if lord else ""))
     if m["bottom"] is not None:
         lines.append(f"Bottom cards: {spaced(m['bottom'])}")
-    lines.append(f"Bids: {seats(m['bids'], lambda b: 'not yet' if b is None else ('no bid' if b == 0 else b))}"
+    unasked = "not yet" if m["phase"] == "BID" else "not asked"
+    lines.append(f"Bids: {seats(m['bids'], lambda b: unasked if b is None else ('no bid' if b == 0 else b))}"
                  + (f" (first bidder: {m['first_bidder']})" if m["first_bidder"] else ""))
     if any(v is not None for v in m["doubled"].values()) or m["redoubled"] is not None:
         dbl = seats({k: v for k, v in m["doubled"].items() if v is not None}, lambda v: "doubled" if v else "no")
@@ -161,8 +162,9 @@ def _norm(text: str) -> str:
 def read_reply(reply: str | bytes, legal: list[int] | np.ndarray) -> int:
     """The legal id a reply names, else :class:`ReplyError`.
 
-    A reply is one line: JSON ``{"move": ID}`` or ``{"move": NAME}``, a bare JSON number or string, or the
-    plain text of an id or a move. A name is a move's ``move`` (``"33"``, ``"pass"``, ``"bid 2"``), its
+    A reply is one line: JSON ``{"move": ID}`` or ``{"move": NAME}``, a bare JSON number (an id) or string (a
+    name), or a move's name as plain text. A number is an id, a string a name: ``"55"`` is the pair of fives,
+    ``55`` id 55, or the pair of fives where id 55 is not legal and the pair is. A name is a move's ``move`` (``"33"``, ``"pass"``, ``"bid 2"``), its
     words in ``text`` (``"10 10"``, ``"BJ RJ"``, ``"no bid"``), or its cards in any order, in any case."""
     raw = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(reply)
     line = raw.strip()
@@ -179,14 +181,15 @@ def read_reply(reply: str | bytes, legal: list[int] | np.ndarray) -> int:
             raise ReplyError(f"{_short(line)}: a JSON object without \"move\"", "malformed")
         value = value["move"]
     legal = [int(a) for a in legal]
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ReplyError(f"{_short(line)}: the move is neither an id nor a name", "malformed")
     if isinstance(value, int):
-        if value not in legal:
+        if value in legal:
+            return value
+        named = [a for a in legal if NAMES[a] == str(value)]  # (digits that are no legal id but a move's cards: 88)
+        if not named:
             raise ReplyError(f"{_short(line)}: id {value} is no legal move", "illegal")
-        return value
+        return named[0]
     key = _norm(value)
     for a in legal:
         if key == NAMES[a] or key == _norm(WORDS[a]) or key == NAMES[a].lower():
