@@ -11,7 +11,7 @@ Options follow a ``?``, ``&`` between them (``ext:python3 bot.py?timeout=2&text=
 * ``startup=SECONDS`` (default 10, ``ext:`` only): added to the first decision's limit (the program starts);
 * ``text=no``: leave the view in words (``"text"``) out of the messages (less to write and read);
 * ``stderr=PATH`` (``ext:`` only): append the program's standard error there (default: a temporary file, removed
-  when the agent closes unless a decision failed; an error names it).
+  when the program stops unless a decision failed and it holds something; an error names it and its last line).
 
 ``COMMAND`` is split as a POSIX shell splits words (``shlex.split``: quote a path with spaces), and run without
 a shell, in a session of its own; it holds no ``?``. ``URL`` is ``http://...`` or ``https://...`` (the spec may
@@ -289,6 +289,8 @@ class _Pipe:
                 tail = [x for x in f.read().decode("utf-8", "replace").splitlines() if x.strip()]
         except OSError:
             tail = []
+        if not tail and not self.keep:
+            return "; its standard error was empty"
         last = f", its last line: {tail[-1].strip()[:160]!r}" if tail else ", empty"
         return f"; its standard error: {self.stderr_path}{last}"
 
@@ -310,11 +312,18 @@ class _Pipe:
                     p.wait()
         if not self._err.closed:
             self._err.close()
-            if not self.keep and not keep_stderr:
+            if not self.keep and not (keep_stderr and _size(self.stderr_path)):
                 try:
                     os.remove(self.stderr_path)
                 except OSError:
                     pass
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _signal(pid: int, sig: int) -> None:

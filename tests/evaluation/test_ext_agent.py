@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -202,13 +203,20 @@ def test_an_illegal_malformed_or_late_reply_ends_the_evaluation_in_one_line(tmp_
     assert "\n" not in text and says in text, text
     assert "failed at seat " in text and ", deal 0, phase BID" in text, text  # the hand
     assert "decision 0 of the hand at seat " in text, text  # the decision
-    assert "its standard error: " in text, text
+    assert "its standard error" in text, text
     assert len(e.value.records) == 0  # no hand scored
     _gone(tmp_path)
     if "late" in body or "sleep" in body:
         err = text.split("its standard error: ")[1].split(",")[0]
         assert "thinking hard" in Path(err).read_text() and "'thinking hard'" in text
         os.remove(err)
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
+def test_the_jq_example_scores_as_the_same_rule_in_process():
+    spec = f"ext:sh {shlex.quote(str(ROOT / 'examples' / 'ext_client.sh'))}?text=no"
+    assert _figures(evaluate(spec, "rule", deals=1, seed=2)) == _figures(evaluate(LowestNotPass(), "rule", deals=1,
+                                                                                   seed=2))
 
 
 def test_a_program_that_ends_or_cannot_start_is_said_in_one_line(tmp_path):
