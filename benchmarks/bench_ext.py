@@ -1,4 +1,4 @@
-"""Decisions a second through the outside seat's protocol (``ext:``): the message built from the planes, written
+"""Decisions a second through the outside seat's protocol (ext:): the message built from the planes, written
 as a JSON line to examples/ext_client.py, its reply read back and checked.
 
     python benchmarks/bench_ext.py [--decisions 4000] [--no-text] [--http]
