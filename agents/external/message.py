@@ -46,6 +46,30 @@ class ReplyError(ValueError):
         self.kind = kind
 
 
+_CARDS: dict[bytes, str] = {}
+_SPACED: dict[str, str] = {}
+
+
+def _cards(counts: np.ndarray) -> str:
+    """``counts_string`` of (15,) int8 counts, remembered (a hand's strings recur from decision to decision)."""
+    key = counts.tobytes()
+    text = _CARDS.get(key)
+    if text is None:
+        if len(_CARDS) > 200_000:
+            _CARDS.clear()
+        text = _CARDS[key] = counts_string(counts)
+    return text
+
+
+def _spaced(cards: str) -> str:
+    text = _SPACED.get(cards)
+    if text is None:
+        if len(_SPACED) > 200_000:
+            _SPACED.clear()
+        text = _SPACED[cards] = spaced(cards)
+    return text
+
+
 def _per_seat(values) -> dict[str, Any]:
     return {SEATS[r]: v for r, v in enumerate(values)}
 
@@ -84,11 +108,11 @@ def messages(decisions, numbers=None, text: bool = True) -> list[dict[str, Any]]
             "phase": _PHASES[int(d.phase[i])],
             "role": _ROLES[int(status.role[i])],
             "landlord": _seat(int(status.landlord[i])),
-            "hand": counts_string(hand[i]),
+            "hand": _cards(hand[i]),
             "cards_left": _per_seat(int(n) for n in left[i]),
-            "played": _per_seat(counts_string(c) for c in played[i]),
-            "unseen": counts_string(unseen[i]),
-            "bottom": counts_string(bottom[i]) if bottom[i].any() else None,
+            "played": _per_seat(_cards(c) for c in played[i]),
+            "unseen": _cards(unseen[i]),
+            "bottom": _cards(bottom[i]) if bottom[i].any() else None,
             "bids": _per_seat(None if b < 0 else b for b in bid_i),
             "first_bidder": _seat(int(first[i])),
             "doubled": _per_seat(None if x < 0 else bool(x) for x in doubling[i].tolist()),
@@ -126,11 +150,11 @@ def render(m: dict[str, Any]) -> str:
     who = f"seat {m['seat']}" if m["seat"] is not None else "a seat"
     role = f", the {m['role']}" if m["role"] else ""
     lines = [f"Dou Dizhu: you are {who}{role}; phase {m['phase'].lower()}."]
-    lines.append(f"Your cards ({len(m['hand'])}): {spaced(m['hand'])}")
+    lines.append(f"Your cards ({len(m['hand'])}): {_spaced(m['hand'])}")
     lord = {"you": "you", "next": "the next seat", "previous": "the previous seat"}.get(m["landlord"] or "")
     lines.append(f"Cards left: {seats(m['cards_left'], str)}" + (f"; the landlord is {lord}" if lord else ""))
     if m["bottom"] is not None:
-        lines.append(f"Bottom cards: {spaced(m['bottom'])}")
+        lines.append(f"Bottom cards: {_spaced(m['bottom'])}")
     unasked = "not yet" if m["phase"] == "BID" else "not asked"
     lines.append(f"Bids: {seats(m['bids'], lambda b: unasked if b is None else ('no bid' if b == 0 else b))}"
                  + (f" (first bidder: {m['first_bidder']})" if m["first_bidder"] else ""))
@@ -142,8 +166,8 @@ def render(m: dict[str, Any]) -> str:
     if st["bid"] is not None:
         lines.append(f"Stakes: bid {st['bid']}, {st['bombs']} bomb(s){', the rocket' if st['rocket'] else ''}: "
                      f"{st['base']} a farmer before doubles and spring")
-    lines.append(f"Played so far: {seats(m['played'], spaced)}")
-    lines.append(f"Cards not seen (in the other hands): {spaced(m['unseen'])}")
+    lines.append(f"Played so far: {seats(m['played'], _spaced)}")
+    lines.append(f"Cards not seen (in the other hands): {_spaced(m['unseen'])}")
     if m["history"]:
         lines.append("Last plays, oldest first: " + "; ".join(f"{h['by']} {_words(h['id'])}" for h in m["history"]))
     if m["to_beat"] is not None:

@@ -147,6 +147,11 @@ for line in sys.stdin:
     return f"ext:{PY} {shlex.quote(str(path))}"
 
 
+def _started(tmp_path: Path) -> bool:
+    path = tmp_path / "pid.txt"
+    return path.exists() and path.read_text().strip().isdigit()
+
+
 def _gone(tmp_path: Path) -> None:
     pid = int((tmp_path / "pid.txt").read_text())
     with pytest.raises(ProcessLookupError):
@@ -252,3 +257,30 @@ def test_the_agent_as_a_context_manager_stops_its_program():
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert NAMES[0] == "pass"
+
+
+def test_an_interrupted_evaluation_stops_its_program(tmp_path):
+    """Ctrl-C (SIGINT) in the evaluation: the program, in a process group of its own that the signal does not reach,
+    is stopped by the evaluation on its way out."""
+    import signal
+    import subprocess
+    import time
+
+    spec = _client(tmp_path, """    k = ids(m)
+    reply = k[1] if k[0] == 0 and len(k) > 1 else k[0]""")
+    code = f"from agents.evaluation.protocols import evaluate; evaluate({spec!r}, 'rule', deals=100000)"
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not _started(tmp_path) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _started(tmp_path), p.stderr.read() if p.poll() is not None else "no client started"
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        assert "KeyboardInterrupt" in err, err[-2000:]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    _gone(tmp_path)
