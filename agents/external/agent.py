@@ -43,7 +43,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..base import BatchAgent, Decisions
-from .message import ReplyError, legal_summary, messages, read_reply
+from .message import Histories, ReplyError, legal_summary, messages, read_reply
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_STARTUP = 10.0
@@ -118,6 +118,7 @@ class ExternalAgent(BatchAgent):
         self.command, self.url = command, url
         self.timeout, self.startup, self.text, self.stderr_path = float(timeout), float(startup), bool(text), stderr
         self._numbers: dict[int, int] = {}  # stream -> decisions asked in its hand
+        self._histories = Histories()  # stream -> the plays of its hand (the planes carry the last 15)
         self._transport: _Pipe | _Http | None = None
         self._failed = False
 
@@ -162,12 +163,13 @@ class ExternalAgent(BatchAgent):
     def begin_hands(self, streams: np.ndarray, seeds: np.ndarray) -> None:
         for s in np.asarray(streams).tolist():
             self._numbers[int(s)] = 0
+            self._histories.begin(int(s))
 
     def act_batch(self, decisions: Decisions) -> np.ndarray:
         streams = decisions.stream.tolist()
         numbers = [self._numbers.get(s, 0) for s in streams]
         out = np.empty(len(decisions), np.int64)
-        for i, m in enumerate(messages(decisions, numbers, self.text)):
+        for i, m in enumerate(messages(decisions, numbers, self.text, self._histories)):
             line = json.dumps(m, separators=(",", ":")).encode() + b"\n"
             legal = [e["id"] for e in m["legal"]]
             out[i] = self._ask(i, m, line, legal)

@@ -20,6 +20,7 @@ import numpy as np
 from ddz_env.actions import NUM_ACTIONS, action_from_string, action_to_string
 from ddz_env.cards import counts_string
 from ddz_env.moves import move_of_counts
+from ddz_env.observation import HISTORY
 from ddz_env.readers import read_bids, read_cards, read_cards_left, read_doubling, read_history, read_status
 from ddz_env.rules import Phase
 from ddz_env.view import said, spaced
@@ -29,6 +30,7 @@ PROTOCOL = "ddz-seat/1"
 #: the relative seats (0 the seat itself, 1 the next, 2 the previous) as a message names them
 SEATS = ("you", "next", "previous")
 _PHASES = {int(p): p.name for p in Phase}
+_PLAY = int(Phase.PLAY)
 _ROLES = {-1: None, 0: "landlord", 1: "farmer", 2: "farmer"}
 #: the name and the words of every action id (a message's legal moves and history)
 NAMES = tuple(action_to_string(a) for a in range(NUM_ACTIONS))
@@ -78,11 +80,37 @@ def _seat(r: int) -> str | None:
     return SEATS[r] if r >= 0 else None
 
 
-def messages(decisions, numbers=None, text: bool = True) -> list[dict[str, Any]]:
+class Histories:
+    """The whole play history of each stream (a seat's series of decisions in one hand), from the planes' window of
+    the last ``HISTORY`` (15) plays: the plays between two of a seat's turns are the last 3 of its window (every
+    seat plays or passes in turn), joined to what it was shown before. A window that does not continue the stream's
+    history (a new hand on the stream, a decision skipped) starts it again from the window."""
+
+    def __init__(self) -> None:
+        self._plays: dict[int, list[tuple[int, int]]] = {}
+
+    def begin(self, stream: int) -> None:
+        """A hand starts on ``stream``."""
+        self._plays.pop(int(stream), None)
+
+    def extend(self, stream: int, window: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The stream's plays so far, oldest first, given the window its decision now shows."""
+        old = self._plays.get(stream)
+        if len(window) < HISTORY or old is None or len(old) < HISTORY - 3 or old[-(HISTORY - 3):] != window[:HISTORY - 3]:
+            full = list(window)  # (a window not full holds every play of the hand)
+        else:
+            full = old + window[HISTORY - 3:]
+        self._plays[stream] = full
+        return full
+
+
+def messages(decisions, numbers=None, text: bool = True, histories: Histories | None = None) -> list[dict[str, Any]]:
     """The protocol message of each decision of ``decisions`` (a `Decisions`), JSON-ready dicts.
 
     ``numbers[i]``: decision ``i``'s number within its seat's hand (0 its first), said as ``"decision"``;
-    ``text``: add ``"text"``, the view in plain words (:func:`render`)."""
+    ``text``: add ``"text"``, the view in plain words (:func:`render`); ``histories``: each stream's plays kept
+    from decision to decision (:class:`Histories`), so that ``"history"`` holds every play of the hand, not only
+    the last 15 the planes carry."""
     d = decisions
     planes = d.observation
     hand, unseen, bottom = read_cards(planes, "hand"), read_cards(planes, "unseen"), read_cards(planes, "bottom")
@@ -98,6 +126,8 @@ def messages(decisions, numbers=None, text: bool = True) -> list[dict[str, Any]]
         bid = max(bid_i)
         bombs, rocket = int(status.bombs[i]), bool(status.rocket[i])
         plays = _plays(hist, i)
+        if histories is not None and int(d.phase[i]) == _PLAY:
+            plays = histories.extend(int(d.stream[i]), plays)
         beat = int(status.beat_seat[i])
         legal = d.legal(i).tolist()
         m = {
@@ -169,7 +199,7 @@ def render(m: dict[str, Any]) -> str:
     lines.append(f"Played so far: {seats(m['played'], _spaced)}")
     lines.append(f"Cards not seen (in the other hands): {_spaced(m['unseen'])}")
     if m["history"]:
-        lines.append("Last plays, oldest first: " + "; ".join(f"{h['by']} {_words(h['id'])}" for h in m["history"]))
+        lines.append("Plays, oldest first: " + "; ".join(f"{h['by']} {_words(h['id'])}" for h in m["history"]))
     if m["to_beat"] is not None:
         lines.append(f"To beat: {_words(m['to_beat']['id'])} (played by {m['to_beat']['by']})")
     elif m["phase"] == "PLAY":
@@ -238,4 +268,4 @@ def legal_summary(legal, n: int = 6) -> str:
     return f"{len(legal)} legal move{'s' if len(legal) != 1 else ''}: {shown}{', ...' if len(legal) > n else ''}"
 
 
-__all__ = ["PROTOCOL", "SEATS", "NAMES", "ReplyError", "messages", "render", "read_reply", "legal_summary"]
+__all__ = ["PROTOCOL", "SEATS", "NAMES", "Histories", "ReplyError", "messages", "render", "read_reply", "legal_summary"]

@@ -19,7 +19,7 @@ from agents import load
 from agents.base import BatchAgent, Decisions, public_facts
 from agents.evaluation.arena import AgentError
 from agents.evaluation.protocols import evaluate
-from agents.external.message import NAMES, ReplyError, messages, read_reply
+from agents.external.message import NAMES, Histories, ReplyError, messages, read_reply
 from common import ROOT
 from ddz_env.actions import BID_PASS, action_from_string, action_to_string
 from ddz_env.cards import counts_string
@@ -103,6 +103,25 @@ def test_a_message_holds_the_seats_public_view_and_its_legal_moves_and_no_hidden
     other.hands[a][rb] += 1
     assert other.hands.tolist() != game.hands.tolist()
     assert messages(_decision(other, seat), [7])[0] == m
+
+
+def test_the_history_of_a_message_is_every_play_of_the_hand_though_the_planes_carry_15():
+    rule, histories, longest = load("rule"), Histories(), 0
+    for seed in (5, 6):
+        game = Game.deal(seed)
+        for s in range(3):
+            histories.begin(3 + s)
+        while not game.is_over:
+            seat = game.current_player
+            d = _decision(game, seat)
+            d = Decisions(d.observation, d.legal_ids, d.legal_starts, d.phase, d.role, d.seat, np.array([3 + seat]))
+            m = messages(d, [0], text=False, histories=histories)[0]
+            if m["phase"] == "PLAY":
+                rel = {seat: "you", (seat + 1) % 3: "next", (seat + 2) % 3: "previous"}
+                assert [(h["by"], h["id"]) for h in m["history"]] == [(rel[s], a) for s, a in game.plays]
+                longest = max(longest, len(m["history"]))
+            game.step(int(rule.act_batch(d)[0]))
+    assert longest > 15
 
 
 def test_the_text_of_a_message_says_the_view_in_words_and_lists_every_legal_move():
