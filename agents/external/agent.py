@@ -35,6 +35,7 @@ import shlex
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import weakref
 from typing import Any
@@ -121,6 +122,7 @@ class ExternalAgent(BatchAgent):
         self._histories = Histories()  # stream -> the plays of its hand (the planes carry the last 15)
         self._transport: _Pipe | _Http | None = None
         self._failed = False
+        self._lock = threading.RLock()  # (a web server's threads may share the agent: one conversation at a time)
 
     # ---------------------------------------------------------------- copies: a new, unstarted agent
     def _args(self) -> tuple:
@@ -153,9 +155,10 @@ class ExternalAgent(BatchAgent):
     def close(self) -> None:
         """Stop the program (its process group: SIGTERM, then SIGKILL after a second) and forget it; the next
         decision starts it again. Its standard error file stays where a decision failed or it was given."""
-        t, self._transport = self._transport, None
-        if t is not None:
-            t.close(keep_stderr=self._failed)
+        with self._lock:
+            t, self._transport = self._transport, None
+            if t is not None:
+                t.close(keep_stderr=self._failed)
 
     release = close  # (what the evaluation calls when its hands end: the program stops)
 
@@ -166,6 +169,10 @@ class ExternalAgent(BatchAgent):
             self._histories.begin(int(s))
 
     def act_batch(self, decisions: Decisions) -> np.ndarray:
+        with self._lock:
+            return self._act_batch(decisions)
+
+    def _act_batch(self, decisions: Decisions) -> np.ndarray:
         streams = decisions.stream.tolist()
         numbers = [self._numbers.get(s, 0) for s in streams]
         out = np.empty(len(decisions), np.int64)
@@ -361,6 +368,8 @@ class _Http:
             if self._conn is None:
                 self._conn = self._make(limit)
             self._conn.timeout = limit
+            if self._conn.sock is not None:
+                self._conn.sock.settimeout(limit)
             try:
                 self._conn.request("POST", self.path, body=line, headers={"Content-Type": "application/json"})
                 resp = self._conn.getresponse()
