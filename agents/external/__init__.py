@@ -1,5 +1,5 @@
 """A seat for outside programs: ``ext:COMMAND`` (standard input and output) and ``http:URL`` (a POST a decision),
-speaking the JSON protocol of :mod:`.message` (one message a decision, one reply naming a legal move)."""
+speaking the JSON protocol of `.message` (one message a decision, one reply naming a legal move)."""
 from __future__ import annotations
 
 from .._exports import lazy

@@ -1,6 +1,6 @@
 """A seat for outside programs: ``ext:COMMAND`` (a program on standard input and output) and ``http:URL``.
 
-Each decision is one message (:mod:`agents.external.message`: the seat's public view, its legal moves, the view
+Each decision is one message (`agents.external.message`: the seat's public view, its legal moves, the view
 in words) and one reply naming a legal move by id or name. ``ext:`` writes the message as one JSON line to the
 program's standard input and reads one line back from its standard output; ``http:`` POSTs it (JSON) to the URL
 and reads the reply from the response's body. The decisions of a batch are asked one after another, in order.
@@ -17,11 +17,11 @@ Options follow a ``?``, ``&`` between them (``ext:python3 bot.py?timeout=2&text=
 a shell, in a session of its own; it holds no ``?``. ``URL`` is ``http://...`` or ``https://...`` (the spec may
 be the URL itself: ``http://127.0.0.1:8765/``), without a query of its own.
 
-A reply that names no legal move (:class:`~agents.external.message.ReplyError`), a late one, or a program that
-ended raises :class:`ExternalError`, one line naming the decision (its number in the seat's hand, the seat,
+A reply that names no legal move (`~agents.external.message.ReplyError`), a late one, or a program that
+ended raises `ExternalError`, one line naming the decision (its number in the seat's hand, the seat,
 the phase), what was replied and where the program's standard error is; the evaluation reports it with the
 deal (``agents.evaluation.arena.AgentError``) and stops: no hand is scored from a move nobody chose. The program
-is started on the first decision and stopped by its process id (its process group) by :meth:`ExternalAgent.close`,
+is started on the first decision and stopped by its process id (its process group) by `ExternalAgent.close`,
 at the end of each evaluation chunk, at exit, or as a context manager; a copy (``copy.deepcopy``, pickling for an
 evaluation worker) is a new, unstarted agent with the same spec.
 """
@@ -107,7 +107,7 @@ def parse_options(spec: str, scheme: str, options) -> dict[str, Any]:
 
 
 class ExternalAgent(BatchAgent):
-    """The agent of an ``ext:`` or ``http:`` spec (:func:`from_spec`): each decision asked of the outside
+    """The agent of an ``ext:`` or ``http:`` spec (`from_spec`): each decision asked of the outside
     program, one message a decision. ``close()`` stops the program (also at exit, and as a context manager)."""
 
     def __init__(self, spec: str, *, command: list[str] | None = None, url: str | None = None,

@@ -1,14 +1,14 @@
 """The outside seat's protocol: one JSON message a decision, one reply naming a legal move.
 
 A message holds what the seat on turn is given (`agents.base.Decisions`: its observation planes, its legal
-ids, its absolute seat when known), read back through :mod:`ddz_env.readers`, so it can hold nothing a seat may
+ids, its absolute seat when known), read back through `ddz_env.readers`, so it can hold nothing a seat may
 not know (R5, R21): no other seat's cards, another farmer's double only once both farmers chose. Seats are
 named from the seat's side: ``"you"``, ``"next"`` (acts after you) and ``"previous"`` (acts before you).
-Cards are written as in :mod:`ddz_env.cards` (``"33TTJ"``: ``T`` ten, ``B`` / ``R`` the black and red joker,
+Cards are written as in `ddz_env.cards` (``"33TTJ"``: ``T`` ten, ``B`` / ``R`` the black and red joker,
 ranks from low to high); ``text`` is the same view in plain words (``10``, ``BJ``, ``RJ``) for a language model.
 
-:func:`messages` builds the messages of a batch of decisions, :func:`read_reply` the move a reply names
-(by id or name), or a :class:`ReplyError` saying why the reply names none. docs/agents.md shows a message.
+`messages` builds the messages of a batch of decisions, `read_reply` the move a reply names
+(by id or name), or a `ReplyError` saying why the reply names none. docs/agents.md shows a message.
 """
 from __future__ import annotations
 
@@ -108,8 +108,8 @@ def messages(decisions, numbers=None, text: bool = True, histories: Histories | 
     """The protocol message of each decision of ``decisions`` (a `Decisions`), JSON-ready dicts.
 
     ``numbers[i]``: decision ``i``'s number within its seat's hand (0 its first), said as ``"decision"``;
-    ``text``: add ``"text"``, the view in plain words (:func:`render`); ``histories``: each stream's plays kept
-    from decision to decision (:class:`Histories`), so that ``"history"`` holds every play of the hand, not only
+    ``text``: add ``"text"``, the view in plain words (`render`); ``histories``: each stream's plays kept
+    from decision to decision (`Histories`), so that ``"history"`` holds every play of the hand, not only
     the last 15 the planes carry."""
     d = decisions
     planes = d.observation
@@ -214,7 +214,7 @@ def _norm(text: str) -> str:
 
 
 def read_reply(reply: str | bytes, legal: list[int] | np.ndarray) -> int:
-    """The legal id a reply names, else :class:`ReplyError`.
+    """The legal id a reply names, else `ReplyError`.
 
     A reply is one line: JSON ``{"move": ID}`` or ``{"move": NAME}``, a bare JSON number (an id) or string (a
     name), or a move's name as plain text. A number is an id, a string a name: ``"55"`` is the pair of fives,
