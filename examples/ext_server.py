@@ -8,7 +8,7 @@
 import json
 import os
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ext_client import choose  # noqa: E402 (the same rule)
@@ -31,8 +31,8 @@ class Seat(BaseHTTPRequestHandler):
         pass
 
 
-def make_server(port: int = 8765, host: str = "127.0.0.1") -> HTTPServer:
-    return HTTPServer((host, port), Seat)
+def make_server(port: int = 8765, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    return ThreadingHTTPServer((host, port), Seat)  # (a thread a connection: each evaluation worker keeps one)
 
 
 if __name__ == "__main__":
