@@ -287,7 +287,7 @@ def test_an_interrupted_evaluation_stops_its_program(tmp_path):
 
     spec = _client(tmp_path, """    k = ids(m)
     reply = k[1] if k[0] == 0 and len(k) > 1 else k[0]""")
-    code = f"from agents.evaluation.protocols import evaluate; evaluate({spec!r}, 'rule', deals=100000)"
+    code = f"from agents.evaluation.protocols import evaluate; evaluate({spec!r}, 'rule', deals=300)"
     p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                          stderr=subprocess.PIPE, text=True)
     try:
