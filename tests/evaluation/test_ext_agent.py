@@ -236,6 +236,32 @@ def test_an_illegal_malformed_or_late_reply_ends_the_evaluation_in_one_line(tmp_
         os.remove(err)
 
 
+def test_a_late_http_reply_ends_the_evaluation_in_one_line():
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Sleepy(BaseHTTPRequestHandler):
+        def do_POST(self):
+            time.sleep(1.5)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sleepy)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        with pytest.raises(AgentError) as e:
+            evaluate(f"{url}?timeout=0.3", "rule", deals=1)
+        text = str(e.value)
+        assert "\n" not in text and f"no reply within 0.3 s (POST {url})" in text, text
+        assert "decision 0 of the hand at seat " in text and ", deal 0, phase BID" in text, text
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
 def test_the_jq_example_scores_as_the_same_rule_in_process():
     spec = f"ext:sh {shlex.quote(str(ROOT / 'examples' / 'ext_client.sh'))}?text=no"
