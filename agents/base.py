@@ -17,6 +17,8 @@ An agent implements
   agent that keeps state between decisions (a random generator, a memory) keeps it per
   stream, and reseeds the given streams with the given seeds. ``reset(seed)`` is the
   same for stream 0, the stream of ``act``.
+* ``release()`` (optional): let go of what the agent holds outside this process (a program it started, a
+  connection: ``agents.external``) until its next decision; the evaluation calls it when its hands end.
 
 `BatchAgent` is a base class that supplies ``act`` and ``reset`` from
 ``act_batch`` and ``begin_hands``. `as_batch_agent` turns any object with

@@ -5,6 +5,9 @@ Scheme specs name agents whose files are not ddz-env checkpoints:
 
 * ``onnx:FILE.onnx``: a DMC agent or move-scoring policy exported by ``python -m agents.export``, playing
   through onnxruntime (the ``onnx`` extra), no torch; see `agents.onnx.agent`.
+* ``ext:COMMAND`` and ``http:URL`` (or the URL itself, ``http://HOST:PORT/PATH``): an outside program that
+  speaks the JSON seat protocol, one message a decision, on its standard input and output or over HTTP; options
+  ``?timeout=SECONDS&text=no&...``; see `agents.external.agent`.
 * ``douzero:DIR``: DouZero's three networks (``DIR`` holds ``landlord.ckpt``, ``landlord_up.ckpt``,
   ``landlord_down.ckpt``, DouZero's released baselines or a DouZero run folder); see
   `agents.douzero.agent`. DouZero has no bidding or doubling: a *bidder* makes those
@@ -109,13 +112,18 @@ _SCHEMES: dict[str, Scheme] = {"douzero": Scheme("agents.douzero.agent:from_spec
                                "sb3": Scheme("agents.integrations.sb3.policy:from_spec", options=False),
                                "rllib": Scheme("agents.integrations.rllib.files:from_spec"),  # ?trust=yes
                                "search": Scheme("agents.search.agent:from_spec", target_is_spec=True),
-                               "onnx": Scheme("agents.onnx.agent:from_spec", options=False)}
+                               "onnx": Scheme("agents.onnx.agent:from_spec", options=False),
+                               # outside programs: ?timeout=S&startup=S&text=no&stderr=PATH (agents/external)
+                               "ext": Scheme("agents.external.agent:from_spec"),
+                               "http": Scheme("agents.external.agent:from_spec"),
+                               "https": Scheme("agents.external.agent:from_spec")}
 
 
 #: the scheme specs in words, for an unknown agent's error (one per entry of `_SCHEMES`)
 SCHEME_FORMS = ("search:BASE (rollouts of agent BASE), sb3:MODEL.zip (an SB3 model), rllib:RUN (an RLlib run "
                 "folder or checkpoint), douzero:DIR (DouZero's networks), onnx:FILE.onnx (an agent exported by "
-                "python -m agents.export)")
+                "python -m agents.export), ext:COMMAND (an outside program speaking the JSON seat protocol on standard input "
+                "and output), http:URL or https:URL (the same protocol, a POST a decision)")
 
 #: every kind of agent spec `load` takes, in words: the one list of the programs' help (evaluate.py's --a and
 #: --b, ddz-play's --vs, ddz-web's --agent), so that each names the same kinds (a scheme added to `_SCHEMES`

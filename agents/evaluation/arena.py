@@ -156,7 +156,8 @@ def play_hands(agents: Sequence[Any], jobs: Sequence[Job], seed: int, rules: Rul
                     raise ValueError(f"act_batch must return {idx.size} integer action ids, got an array of "
                                      f"shape {a.shape} and dtype {a.dtype}")
             except Exception as e:  # noqa: BLE001 - named and re-raised with the hand it happened in
-                b = int(idx[0])
+                row = getattr(e, "batch_index", 0)  # (an agent that says which decision of the batch failed)
+                b = int(idx[row if isinstance(row, int) and 0 <= row < idx.size else 0])
                 raise fail(f"agent {names[k]} ({agent!r}) failed at seat {int(seat[b])}, deal "
                            f"{jobs[job_of[b]].index}, phase {_PHASE_NAMES[int(vec.phase[b])]}: "
                            f"{type(e).__name__}: {e}") from e

@@ -158,8 +158,14 @@ def _play_chunk(task: tuple, on_hand: Callable[[int], None] | None = None) -> tu
     writer = None
     if replay_dir is not None:
         writer = ReplayWriter(replay_dir, labels, seed, mode, rules, replay_deals)
-    rows = play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, rules=rules, names=("A", "B"),
-                      tables=tables, on_hand=on_hand, on_history=writer)
+    try:
+        rows = play_hands(_CACHE["agents"], jobs_for(seed, start, stop, mode), seed, rules=rules, names=("A", "B"),
+                          tables=tables, on_hand=on_hand, on_history=writer)
+    finally:  # an agent holding a program or a connection (ext:, http:) lets it go; the next chunk takes it again
+        for agent in _CACHE["agents"]:
+            release = getattr(agent, "release", None)
+            if callable(release):
+                release()
     return rows, (writer.saved if writer else 0), (writer.error if writer else None)
 
 

@@ -26,6 +26,7 @@ from common import DOC_FILES, ROOT
 CHEAP = {
     "python demo.py --hands 3": None,
     "python evaluate.py --a rule --b random --deals 10 --save-replays hands/": None,
+    'python evaluate.py --a "ext:python3 examples/ext_client.py" --b rule --deals 10': None,
     ".venv/bin/python evaluate.py --a rule --b random --deals 1000 --mode fixed-landlord": None,
     ".venv/bin/python -m agents.dmc.export runs/A/ mine.pt --eval result.json": "run-and-result",
 }

@@ -18,7 +18,7 @@ def test_ddz_env_never_imports_agents():
 AGENT_LEVELS = (
     ("agents._exports", "agents._entry", "agents.base"),                    # the agent interface; the programs' guard
     ("agents.loader",),                                                     # an agent from a spec
-    ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model"),
+    ("agents.runs", "agents.baselines", "agents.douzero.encoding", "agents.douzero.model", "agents.external"),
     ("agents.dmc", "agents.douzero", "agents.search"),                      # the learned and searching agents
     ("agents.evaluation", "agents.integrations", "agents.onnx", "agents.ppo"),  # agents play agents; ONNX; our PPO
     ("agents.dmc.learner", "agents.runs.library"),                          # the learners' runs (they evaluate as they train)

@@ -21,6 +21,11 @@ from agents.loader import SchemeSpec, parse_spec
     ("douzero:d?", "d", "", (("", None),)),
     # rllib: options after the first "?"
     ("rllib:/r/ck?trust=yes", "/r/ck", "trust=yes", (("trust", "yes"),)),
+    # ext and http: options after the first "?" (the command and the URL hold none)
+    ("ext:python3 'my bots/b.py' --fast?timeout=2&text=no", "python3 'my bots/b.py' --fast", "timeout=2&text=no",
+     (("timeout", "2"), ("text", "no"))),
+    ("http://127.0.0.1:8765/seat?timeout=1", "//127.0.0.1:8765/seat", "timeout=1", (("timeout", "1"),)),
+    ("http:https://example.org/", "https://example.org/", None, ()),
     # sb3 and onnx: no options, a path may hold a "?"
     ("sb3:/m/a?b.zip", "/m/a?b.zip", None, ()),
     ("onnx:x?y.onnx", "x?y.onnx", None, ()),
