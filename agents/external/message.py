@@ -52,24 +52,24 @@ _CARDS: dict[bytes, str] = {}
 _SPACED: dict[str, str] = {}
 
 
-def _cards(counts: np.ndarray) -> str:
-    """``counts_string`` of (15,) int8 counts, remembered (a hand's strings recur from decision to decision)."""
-    key = counts.tobytes()
-    text = _CARDS.get(key)
+def _remembered(memo: dict, key: Any, make: Any) -> str:
+    """``make()`` remembered under ``key`` in ``memo`` (a hand's strings recur from decision to decision; a memo
+    is emptied past 200,000 entries)."""
+    text = memo.get(key)
     if text is None:
-        if len(_CARDS) > 200_000:
-            _CARDS.clear()
-        text = _CARDS[key] = counts_string(counts)
+        if len(memo) > 200_000:
+            memo.clear()
+        text = memo[key] = make()
     return text
+
+
+def _cards(counts: np.ndarray) -> str:
+    """``counts_string`` of (15,) int8 counts, remembered."""
+    return _remembered(_CARDS, counts.tobytes(), lambda: counts_string(counts))
 
 
 def _spaced(cards: str) -> str:
-    text = _SPACED.get(cards)
-    if text is None:
-        if len(_SPACED) > 200_000:
-            _SPACED.clear()
-        text = _SPACED[cards] = spaced(cards)
-    return text
+    return _remembered(_SPACED, cards, lambda: spaced(cards))
 
 
 def _per_seat(values) -> dict[str, Any]:

@@ -30,6 +30,13 @@ def learner(name):
     return importlib.import_module(ALGOS[name][0])
 
 
+def small_run(name: str, *keys: str) -> list[str]:
+    """``--set`` arguments of a short run of ``name`` on decisions (no time limit), its small options and
+    ``keys``, evaluated on one deal against random."""
+    sets = [s for k in ("max_seconds=0", *keys, "eval_deals=1", "eval_opponents=[random]") for s in ("--set", k)]
+    return sets + [s for k, v in SMALL[name].items() for s in ("--set", f"options.{k}={json.dumps(v)}")]
+
+
 def test_every_library_learner_has_its_small_options():
     assert set(SMALL) == {a for a in ALGOS if a != "dmc"} and all(SMALL.values())
 
@@ -147,11 +154,8 @@ def test_a_run_evaluates_on_its_cadence_inside_one_training_call(name, tmp_path,
         init = ray.init
         monkeypatch.setattr(ray, "init", lambda *a, **k: inits.append(1) or init(*a, **k))
     run = tmp_path / "run"
-    sets = ["--set", "max_seconds=0", "--set", "max_decisions=900", "--set", "eval_every_decisions=300",
-            "--set", "eval_deals=1", "--set", "eval_opponents=[random]"]
-    for k, v in SMALL[name].items():
-        sets += ["--set", f"options.{k}={json.dumps(v)}"]
-    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
+    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress",
+                     *small_run(name, "max_decisions=900", "eval_every_decisions=300")]) == 0
     frames = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
     assert len(calls) == 1 and calls[0] is not None
     # (at least one evaluation inside the call, the run's end one after it; a batch can cross two points)
@@ -167,11 +171,8 @@ def test_eval_at_start_evaluates_the_untrained_policy_first(name, tmp_path):
 
     learner(name)
     run = tmp_path / "run"
-    sets = ["--set", "max_seconds=0", "--set", "max_decisions=200", "--set", "eval_at_start=true",
-            "--set", "eval_deals=1", "--set", "eval_opponents=[random]"]
-    for k, v in SMALL[name].items():
-        sets += ["--set", f"options.{k}={json.dumps(v)}"]
-    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress", *sets]) == 0
+    assert cli.main(["--config", name, "--run-dir", str(run), "--no-progress",
+                     *small_run(name, "max_decisions=200", "eval_at_start=true")]) == 0
     frames = [int(r["frames"]) for r in csv.DictReader(open(run / "eval.csv"))]
     assert frames[0] == 0 and frames[-1] >= 200 and len(frames) == 2, frames
     assert int(next(csv.DictReader(open(run / "log.csv")))["steps"]) == 0
