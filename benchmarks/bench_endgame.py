@@ -3,7 +3,7 @@
     nice -n 19 python benchmarks/bench_endgame.py --cards 6 9 12 15 18 --positions 200 --seed 2026
 
 Positions come from real self-play: seeded hands of the rule agent (or ``--agent random``: random legal
-moves, random bids) at all three seats, each stopped at the first play-phase position with at most the
+moves, random bids; or any agent spec) at all three seats, each stopped at the first play-phase position with at most the
 given number of cards in the three hands (so the positions are the ones a game reaches, the kickers,
 bombs and springs of real play included). Each position is solved from empty tables (``clear_tables``:
 the move lists and the transposition table, so no position profits from another) by ``solve``: the exact
@@ -17,32 +17,31 @@ import time
 
 import numpy as np
 
+from agents import load
+from agents.base import Decisions
 from ddz_env import endgame as E
-from ddz_env.game import Game
 from ddz_env.rules import Phase
+from ddz_env.vector import VectorDouDizhu
 
 
 def positions(cards: int, count: int, seed: int, agent: str) -> list[E.Position]:
-    """``count`` positions of at most ``cards`` cards in the hands, from seeded self-play."""
+    """``count`` positions of at most ``cards`` cards in the hands, from seeded self-play of ``agent`` at
+    every seat: tables of the batched env held at their first such position while the others play on
+    (twice as many tables as positions; the first ``count`` held, by table)."""
+    env = VectorDouDizhu(2 * count, seed=seed + cards)
     rng = np.random.default_rng([seed, cards])
-    player = None
-    if agent == "rule":
-        from agents import load  # (only the benchmark needs an agent: ddz_env stays below agents)
-
-        player = load("rule")
-    out: list[E.Position] = []
-    while len(out) < count:
-        g = Game.deal(int(rng.integers(1 << 62)), rules="rulebook")
-        if player is not None and hasattr(player, "reset"):
-            player.reset(int(rng.integers(1 << 31)))
-        while not g.is_over and not (g.phase == Phase.PLAY and g.hands.sum() <= cards):
-            if player is None:
-                g.step(int(rng.choice(g.legal_actions())))
-            else:
-                g.step(int(player.act(g.observe(g.current_player) if hasattr(g, "observe") else g)))
-        if not g.is_over:
-            out.append(E.Position.of_game(g))
-    return out
+    player = None if agent == "random" else load(agent)
+    for _ in range(2000):
+        st = env.state
+        hold = (st.phase == Phase.PLAY) & (st.n_cards.sum(axis=1) <= cards)
+        if hold.sum() >= count:
+            break
+        live = np.flatnonzero(~hold)
+        actions = env.random_actions(rng)
+        if player is not None:
+            actions[live] = player.act_batch(Decisions.of_env(env, live))
+        env.step(actions, observe=False, active=~hold)
+    return [E.Position.of_batch(env.state, b) for b in np.flatnonzero(hold)[:count].tolist()]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -50,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cards", type=int, nargs="+", default=[6, 9, 12, 15])
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--agent", choices=["rule", "random"], default="rule")
+    ap.add_argument("--agent", default="rule", help="the self-play agent: rule, random or any spec")
     args = ap.parse_args(argv)
     print(f"{'cards':>5} {'positions':>9} {'mean cards':>10} {'per CPU s':>10} {'median ms':>10} {'p95 ms':>8} "
           f"{'max ms':>8} {'nodes':>8}")

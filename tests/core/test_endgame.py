@@ -177,13 +177,17 @@ def test_principal_line_with_bombs_doubles_the_stake_r18_r19():
     what the solver said, bombs played on it doubling the stake."""
     rng = np.random.default_rng(5)
     tried = doubled = 0
-    while tried < 30:
-        p = random_position(rng, 3, 6)
+    while tried < 20:
+        p = random_position(rng, 3, 5)
         if not ((p.hands[:, :13] == 4).any() or (p.hands[:, 13:] == 1).all(axis=1).any()):
+            continue
+        try:
+            want = brute(p, budget=5_000, memo=True)
+        except TooBig:
             continue
         tried += 1
         predicted = E.solve_scores(p)
-        assert predicted[p.landlord] == brute(p, memo=True)
+        assert predicted[p.landlord] == want
         # play the line in the solver's own position model and count the bombs it plays
         q, bombs = p, 0
         while True:
