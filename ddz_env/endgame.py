@@ -47,8 +47,8 @@ from .scoring import hand_scores
 
 #: the cards in the hands (all three together) at or below which the search agent solves by default
 DEFAULT_MAX_CARDS = 12
-#: ``solve`` refuses more cards than this unless told (the tree grows fast: 20 cards can take minutes)
-SOLVE_LIMIT = 20
+#: ``solve`` refuses more cards than this unless told (the tree grows fast with the cards)
+SOLVE_LIMIT = 24
 
 _SHIFTS = 4 * np.arange(NUM_RANKS, dtype=np.int64)
 #: a move's cards as one integer: 4 bits per rank (a hand minus a move it holds never borrows)
