@@ -96,6 +96,25 @@ def _moves(hand: int, last: int) -> tuple[tuple[int, int, int, bool], ...]:
     return got
 
 
+_PASS_FIRST: dict[tuple[int, int], tuple[tuple[int, int, int, bool], ...]] = {}
+
+
+def _moves_pass_first(hand: int, last: int) -> tuple[tuple[int, int, int, bool], ...]:
+    """``_moves`` with the pass first (but after a move that goes out): a farmer answering its partner's
+    move tries letting it stand first."""
+    key = (hand, last)
+    got = _PASS_FIRST.get(key)
+    if got is None:
+        if len(_PASS_FIRST) > _CACHE_LIMIT:
+            _PASS_FIRST.clear()
+        mv = _moves(hand, last)
+        n = int(_counts(hand).sum())
+        out = [x for x in mv if x[0] != PASS and x[2] == n]
+        got = _PASS_FIRST[key] = tuple(out + [x for x in mv if x[0] == PASS]
+                                       + [x for x in mv if x[0] != PASS and x[2] != n])
+    return got
+
+
 def _bombs(hand: int) -> int:
     got = _BOMBS.get(hand)
     if got is None:
@@ -300,7 +319,11 @@ class _Solver:
         have = n[turn]
         a, bt = a0, b0
         best = -_INF if maxing else _INF
-        for m, code, k, bomb in _moves(mine, last):
+        if last and not maxing and (turn - 1 - passes) % 3 != lord:  # (the move to beat is the partner's)
+            order = _moves_pass_first(mine, last)
+        else:
+            order = _moves(mine, last)
+        for m, code, k, bomb in order:
             if m == PASS:
                 if passes:
                     v = self.value(h, n, nxt, PASS, 0, fp, lm, a, bt)
@@ -459,6 +482,7 @@ def clear_tables() -> None:
     """Forget the transposition tables and the remembered move lists (memory; the values never change)."""
     _SOLVERS.clear()
     _MOVES.clear()
+    _PASS_FIRST.clear()
     _BOMBS.clear()
 
 
