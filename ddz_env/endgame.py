@@ -319,7 +319,7 @@ class _Solver:
         have = n[turn]
         a, bt = a0, b0
         best = -_INF if maxing else _INF
-        if last and not maxing and (turn - 1 - passes) % 3 != lord:  # (the move to beat is the partner's)
+        if last and not maxing and (turn - 1 - passes) % NUM_SEATS != lord:  # (the move to beat is the partner's)
             order = _moves_pass_first(mine, last)
         else:
             order = _moves(mine, last)
