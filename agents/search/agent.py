@@ -15,6 +15,12 @@ a play decision with more than one legal move, where it
    BASE's own choice unless another is better by more than ``margin`` plus ``z`` standard errors of
    the paired difference (`better_than_base`).
 
+With ``endgame=N`` (``search:pretrained?endgame=12``) the known deals are solved exactly once the three
+hands hold at most N cards (``ddz_env.endgame``: the landlord against the farmers' team, the R19 score as
+the value): at a decision with at most N cards every legal move is a candidate and its score on each
+drawn deal is its exact value there; in a rollout that reaches N cards the exact value of the position
+replaces the rest of the rollout. Off by default (``endgame=0``).
+
 Bids, doubles and redoubles are BASE's. Each decision draws from its own generator, seeded by the
 agent's ``seed`` and the decision's observation and legal set: the same seed gives the same
 choices however the decisions are batched.
@@ -35,9 +41,10 @@ import numpy as np
 from ddz_env.actions import BID_PASS, NO_DOUBLE, NO_REDOUBLE
 from ddz_env.beliefs import sample_hidden
 from ddz_env.cards import NUM_RANKS, NUM_SEATS
+from ddz_env.endgame import SOLVE_LIMIT, Position, move_values, solve_scores
 from ddz_env.info import GAME
 from ddz_env.observation import HISTORY
-from ddz_env.readers import read_bids, read_cards, read_doubling, read_history, read_status
+from ddz_env.readers import read_bids, read_cards, read_cards_left, read_doubling, read_history, read_status
 from ddz_env.rules import Phase, doubling_order
 from ddz_env.vector import VectorDouDizhu
 
@@ -58,6 +65,7 @@ OPTIONS: dict[str, tuple[type, Any, str]] = {
     "belief": (str, "", "weigh the deals by how likely this agent was to make the others' moves (weights.py)"),
     "temperature": (float, DEFAULT_TEMPERATURE, "the belief agent's softmax temperature, in its value units"),
     "seed": (int, 0, "seed of the draws"),
+    "endgame": (int, 0, "solve the drawn deals exactly once the hands hold at most this many cards (0: off)"),
 }
 _DEFAULT = {key: default for key, (_, default, _) in OPTIONS.items()}
 MAX_ROLLOUTS = 1 << 16  # one decision's samples x candidates: a bound on memory (a table is ~1 kB)
@@ -166,7 +174,8 @@ def nested_search_problem(role: str, agent: Any) -> str | None:
 
 def check_options(samples: Any = _DEFAULT["samples"], candidates: Any = _DEFAULT["candidates"],
                   prior: Any = _DEFAULT["prior"], margin: Any = _DEFAULT["margin"], z: Any = _DEFAULT["z"],
-                  seed: Any = _DEFAULT["seed"], temperature: Any = _DEFAULT["temperature"], where: str = "search") -> None:
+                  seed: Any = _DEFAULT["seed"], temperature: Any = _DEFAULT["temperature"],
+                  endgame: Any = _DEFAULT["endgame"], where: str = "search") -> None:
     """``ValueError`` naming the first option whose value cannot work; run before any agent loads, so a
     bad spec fails at once, not at its first searched decision (a negative seed did, in the draws)."""
     def whole(value: Any) -> bool:
@@ -192,6 +201,9 @@ def check_options(samples: Any = _DEFAULT["samples"], candidates: Any = _DEFAULT
         raise ValueError(f"{where}: seed must be a whole number >= 0, got {seed!r}")
     if not real(temperature) or temperature <= 0:
         raise ValueError(f"{where}: temperature must be a positive number, got {temperature!r}")
+    if not whole(endgame) or not 0 <= endgame <= SOLVE_LIMIT:
+        raise ValueError(f"{where}: endgame must be a whole number of cards from 0 (off) to {SOLVE_LIMIT}, "
+                         f"got {endgame!r}")
 
 
 class SearchAgent(BatchAgent):
@@ -200,8 +212,10 @@ class SearchAgent(BatchAgent):
     def __init__(self, base: Any, *, samples: int = _DEFAULT["samples"], candidates: int = _DEFAULT["candidates"],
                  rollout: Any = None, prior: str = _DEFAULT["prior"], margin: float = _DEFAULT["margin"],
                  z: float = _DEFAULT["z"], seed: int = _DEFAULT["seed"], belief: Any = None,
-                 temperature: float = _DEFAULT["temperature"], name: str | None = None):
-        check_options(samples, candidates, prior, margin, z, seed, temperature)
+                 temperature: float = _DEFAULT["temperature"], endgame: int = _DEFAULT["endgame"],
+                 name: str | None = None):
+        check_options(samples, candidates, prior, margin, z, seed, temperature, endgame)
+        self.endgame = int(endgame)
         for role, agent in (("base", base), ("rollout", rollout), ("belief", belief)):
             problem = nested_search_problem(role, agent)
             if problem is not None:
@@ -218,7 +232,7 @@ class SearchAgent(BatchAgent):
         self.name = name or f"search:{getattr(base, 'name', type(base).__name__)}"
         #: what the searches cost: decisions searched, rollouts played, rollout steps, wall and CPU seconds
         self.stats = {"searched": 0, "rollouts": 0, "steps": 0, "wall_seconds": 0.0, "cpu_seconds": 0.0,
-                      "weighted": 0, "unweighted": 0, "ess": 0.0}
+                      "weighted": 0, "unweighted": 0, "ess": 0.0, "exact_decisions": 0, "exact_rollouts": 0}
 
     # ------------------------------------------------------------------ the agent interface
     def begin_hands(self, streams: np.ndarray, seeds: np.ndarray) -> None:
@@ -273,9 +287,19 @@ class SearchAgent(BatchAgent):
                 order = legal[np.argsort(-np.asarray(values[i]), kind="stable")]
             else:
                 order = self._rng(decisions, i, 1).permutation(legal)
-            rest = order[order != chosen[i]][: self.candidates - 1]
+            # solved exactly: every legal move is a candidate (its values cost no rollout)
+            wide = self._exact_decision(decisions, i)
+            rest = order[order != chosen[i]][: None if wide else self.candidates - 1]
             out.append(np.concatenate([[chosen[i]], rest]).astype(np.int64))
         return out
+
+    def _exact_decision(self, decisions: Decisions, i: int) -> bool:
+        """Whether decision i is solved exactly on each drawn deal (``endgame``): its hands hold at most
+        ``endgame`` cards (R21: the counts are public)."""
+        if not self.endgame:
+            return False
+        left = read_cards_left(decisions.observation[i])
+        return int(np.sum(left)) <= self.endgame
 
     def _rng(self, decisions: Decisions, i: int, salt: int) -> np.random.Generator:
         key = zlib.crc32(np.ascontiguousarray(decisions.observation[i]).tobytes())
@@ -293,6 +317,8 @@ class SearchAgent(BatchAgent):
         env = VectorDouDizhu(total, seed=None)
         first = np.empty(total, np.int64)
         weights = np.full((len(cands), n), 1.0 / n)
+        score = np.zeros(total, np.float64)
+        done = np.zeros(total, bool)
         offset = 0
         for i, c in enumerate(cands):
             seed = int(self._rng(decisions, i, 2).integers(2**63))
@@ -303,16 +329,24 @@ class SearchAgent(BatchAgent):
                 slots = np.arange(offset + k * n, offset + (k + 1) * n)
                 env.load_view(slots, decisions.observation[i], hands, bottoms)
                 first[slots] = move
+            if self._exact_decision(decisions, i):  # each candidate's exact value on each deal
+                for k in range(n):
+                    values = move_values(Position.of_batch(env.state, offset + k), c, seat=0)
+                    score[offset + k: offset + c.size * n: n] = [values[int(m)] for m in c]
+                done[offset: offset + c.size * n] = True
+                self.stats["exact_decisions"] += 1
             offset += c.size * n
-        score = np.zeros(total, np.float64)
-        done = np.zeros(total, bool)
         actions = first
         steps = 0
         for _ in range(_MAX_STEPS):
-            _, _, ended, info = env.step(actions, observe=False)
+            if done.all():
+                break
+            _, _, ended, info = env.step(actions, observe=False, active=~done if self.endgame else None)
             new = ended & ~done
             score[new] = info["final_scores"][new, 0]  # the searching seat is seat 0 of every table
             done |= new
+            if self.endgame:
+                self._solve_rollouts(env, score, done)
             if done.all():
                 break
             live = np.flatnonzero(~done)
@@ -327,6 +361,16 @@ class SearchAgent(BatchAgent):
         self.stats["cpu_seconds"] += time.process_time() - cpu0
         bounds = np.concatenate([[0], sizes.cumsum()])
         return [(score[bounds[i]:bounds[i + 1]].reshape(c.size, n), weights[i]) for i, c in enumerate(cands)]
+
+    def _solve_rollouts(self, env: VectorDouDizhu, score: np.ndarray, done: np.ndarray) -> None:
+        """The live rollouts whose hands hold at most ``endgame`` cards end here: their score is the exact
+        value of the position for seat 0 (``ddz_env.endgame.solve_scores``)."""
+        st = env.state
+        small = ~done & (st.phase == _PLAY) & (st.n_cards.sum(axis=1) <= self.endgame)
+        for b in np.flatnonzero(small).tolist():
+            score[b] = solve_scores(Position.of_batch(st, b))[0]
+            done[b] = True
+            self.stats["exact_rollouts"] += 1
 
     def _weights(self, decisions: Decisions, i: int, hands: np.ndarray, bottoms: np.ndarray) -> np.ndarray:
         """Belief weights of decision i's drawn deals (agents/search/weights.py), uniform when the
@@ -403,7 +447,7 @@ def from_spec(spec: str | SchemeSpec, **kwargs: Any) -> SearchAgent:
 
 
 #: the options check_options takes (rollout and belief are agents, loaded)
-_CHECKED = ("samples", "candidates", "prior", "margin", "z", "seed", "temperature")
+_CHECKED = ("samples", "candidates", "prior", "margin", "z", "seed", "temperature", "endgame")
 
 __all__ = ["SearchAgent", "OPTIONS", "check_spec", "from_spec", "check_options", "better_than_base",
            "visible_plays"]

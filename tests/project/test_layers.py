@@ -137,7 +137,7 @@ def test_agents_below_the_programs_never_import_the_trainer_or_the_programs():
 #: the rules core's stack, lowest first: a module imports only modules of lower levels (so no circle)
 CORE_LEVELS = (("cards", "files"), ("moves", "scoring"), ("actions", "legal"), ("rules",), ("observation",), ("readers",),
                ("game", "batch", "info"), ("transitions",),
-               ("record", "vector", "beliefs", "classic"), ("view",), ("render",), ("env",))
+               ("record", "vector", "beliefs", "classic", "endgame"), ("view",), ("render",), ("env",))
 
 
 def test_the_rules_core_is_a_stack_without_upward_imports():
